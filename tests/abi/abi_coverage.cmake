@@ -1,0 +1,46 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Fails when rdma-core's header declares a field or constant that
+# abi_list.h does not measure, so the ABI test cannot silently miss one.
+# Usage: cmake -DSYSTEM_HEADER=... -DLIST=... -P abi_coverage.cmake
+file(STRINGS "${SYSTEM_HEADER}" header_lines)
+file(READ "${LIST}" list_text)
+
+set(missing "")
+set(depth 0)
+foreach(line IN LISTS header_lines)
+  # Constants: enumerators and object-like macros named MLX4*.
+  if(line MATCHES "^[ \t]*(MLX4[A-Z0-9_]*)[ \t]*=")
+    set(name "${CMAKE_MATCH_1}")
+    if(NOT list_text MATCHES "ABI_CONST\\(${name}\\)")
+      list(APPEND missing "constant ${name}")
+    endif()
+  elseif(line MATCHES "^#define (MLX4[A-Z0-9_]*)[ \t]+[(0-9]")
+    set(name "${CMAKE_MATCH_1}")
+    if(NOT list_text MATCHES "ABI_CONST\\(${name}\\)")
+      list(APPEND missing "constant ${name}")
+    endif()
+  endif()
+  # Fields: declarations ending in ';' inside a struct or union body.
+  if(line MATCHES "^(struct|union) [a-z0-9_]+ {")
+    set(depth 1)
+  elseif(depth GREATER 0)
+    if(line MATCHES "{")
+      math(EXPR depth "${depth} + 1")
+    endif()
+    if(line MATCHES "^[ \t]+[a-z_][a-z0-9_ \t]*[ \t*]+\\**([a-z_][a-z0-9_]*)(\\[[^]]*\\])?;")
+      set(name "${CMAKE_MATCH_1}")
+      if(NOT list_text MATCHES "ABI_(FLEX_)?FIELD\\([^,]+, ([a-z0-9_]+\\.)?${name}\\)")
+        list(APPEND missing "field ${name}")
+      endif()
+    endif()
+    if(line MATCHES "}")
+      math(EXPR depth "${depth} - 1")
+    endif()
+  endif()
+endforeach()
+
+if(missing)
+  list(JOIN missing "\n  " text)
+  message(FATAL_ERROR "abi_list.h does not measure:\n  ${text}")
+endif()
+message(STATUS "abi_list.h covers every field and constant of ${SYSTEM_HEADER}")
