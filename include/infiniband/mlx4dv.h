@@ -692,14 +692,17 @@ int mlx4dv_set_context_attr(struct ibv_context *context,
 #define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("" ::: "memory")
 #define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("" ::: "memory")
 #define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("sfence" ::: "memory")
+#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("" ::: "memory")
 #elif defined(__aarch64__)
 #define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("dmb oshst" ::: "memory")
 #define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("dmb oshld" ::: "memory")
 #define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("dsb st" ::: "memory")
+#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("dmb osh" ::: "memory")
 #elif defined(__PPC64__)
 #define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("sync" ::: "memory")
 #define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("lwsync" ::: "memory")
 #define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("sync" ::: "memory")
+#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("sync" ::: "memory")
 #else
 #error "mlx4dv.h: no device barriers defined for this architecture (x86-64, aarch64 and ppc64le are supported)"
 #endif
@@ -728,6 +731,22 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_to_device(void)
 static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_from_device(void)
 {
 	MLX4DV_BARRIER_FROM_DEVICE();
+}
+
+/*
+ * mlx4dv_barrier_release_to_device - every earlier load AND store to host
+ * memory is complete before any later store the device can see.
+ *
+ * Protects: reading the CQEs before the consumer-index record hands their
+ * slots back to the device, which may overwrite them at once. A store
+ * barrier alone (dmb oshst on aarch64, as rdma-core's cq.c uses) does not
+ * order the loads; x86-TSO never moves a store before an older load, so
+ * there it is a compiler barrier (Intel SDM vol. 3, 8.2.2); aarch64 uses a
+ * full dmb osh; ppc64 sync.
+ */
+static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_release_to_device(void)
+{
+	MLX4DV_BARRIER_RELEASE();
 }
 
 /*
@@ -954,17 +973,3171 @@ struct mlx4dv_cq_ring {
 /* ======================================================================
  * Part 4. Send path.
  * ====================================================================== */
-/*@@SEND@@*/
+/*
+ * The send path builds WQEs in the SQ ring of a struct mlx4dv_sq_ring and
+ * hands them to the device. Layers, each usable on its own:
+ *  1. ring arithmetic: slot of a count, room, WQEBBs of a WQE, completion;
+ *  2. segment builders: one per PRM segment, host-order arguments stored
+ *     big-endian, never touching the owner/opcode word;
+ *  3. WQE finish: owner/opcode word last behind a barrier, stamping of the
+ *     WQEBBs entering the prefetch window, producer count advanced;
+ *  4. doorbell (one per batch) or BlueFlame (one small WQE);
+ *  5. one-call posts (validate everything, then build, then finish).
+ * A one-call post never rings the doorbell: post a batch, then ring once
+ * with mlx4dv_sq_ring_doorbell(), or post one WQE and hand it over with
+ * mlx4dv_sq_post_bf(). See docs/send-path.md.
+ *
+ * A WQE is ds 16-byte units long (ds <= 63) and occupies
+ * ceil(ds * 16 / stride) consecutive WQEBBs; it may wrap past the ring
+ * end, and every writer below treats the ring as circular. Segments that
+ * follow the control segment at a fixed place (remote address, atomic,
+ * bind, local invalidate, datagram) always lie in the first 64 bytes of
+ * the WQE, which never wraps because WQEs start on a WQEBB.
+ */
+
+/* ---- Constants of the send WQE (host order) ---- */
+
+/* Owner bit of owner_opcode: the WQE at producer count n is the device's
+ * when this bit equals ((n & wqe_cnt) != 0). (libmlx4 qp.c, PRM.) */
+#define MLX4DV_WQE_CTRL_OWNER		(1U << 31)
+/* owner_opcode bit 29: no error completion (firmware >= 2.2.232; kernel
+ * include/linux/mlx4/qp.h MLX4_WQE_CTRL_NEC). */
+#define MLX4DV_WQE_CTRL_NEC		(1U << 29)
+/* owner_opcode bits 28/27: checksum of the inner IP header and of the
+ * inner TCP/UDP header of a tunnelled (VXLAN, GRE) frame (kernel
+ * MLX4_WQE_CTRL_IIP/ILP, DPDK mlx4_prm.h MLX4_WQE_CTRL_IIP_HDR_CSUM /
+ * IL4_HDR_CSUM). The outer IP checksum stays MLX4_WQE_CTRL_IP_HDR_CSUM. */
+#define MLX4DV_WQE_CTRL_INNER_IP_CSUM	(1U << 28)
+#define MLX4DV_WQE_CTRL_INNER_L4_CSUM	(1U << 27)
+/* owner_opcode bit 6 of an LSO WQE: the LSO segment with its header is
+ * longer than 64 bytes (kernel mlx4_ib qp.c build_lso_seg "blh"). */
+#define MLX4DV_WQE_CTRL_LSO_BIG_HEADER	(1U << 6)
+/* Stamp: first word of every 64-byte chunk but the first of a free WQE
+ * (libmlx4 qp.c stamp_send_wqe). Same value in both byte orders. */
+#define MLX4DV_WQE_STAMP		0xffffffffU
+/* byte_count of a data segment of length 0 (libmlx4 qp.c set_data_seg:
+ * a plain 0 would mean 2 GiB). */
+#define MLX4DV_DATA_SEG_ZERO_LENGTH	0x80000000U
+
+enum {
+	/* srcrb_flags bit 0: deliver to the local port too (kernel
+	 * MLX4_WQE_CTRL_FORCE_LOOPBACK). */
+	MLX4DV_WQE_CTRL_FORCE_LOOPBACK	= 1 << 0,
+	/* ins_vlan values (byte 6 of the control segment; kernel
+	 * MLX4_WQE_CTRL_INS_CVLAN/SVLAN, mlx4_en en_tx.c). */
+	MLX4DV_WQE_CTRL_INS_CVLAN	= 1 << 6,
+	MLX4DV_WQE_CTRL_INS_SVLAN	= 1 << 7,
+	/* Largest ds (6-bit field of fence_size). */
+	MLX4DV_WQE_MAX_DS		= 63,
+	/* Bytes per prefetch/stamp chunk and inline alignment unit. */
+	MLX4DV_WQE_CHUNK		= 64,
+	/* Sizes in 16-byte units of the fixed segments. */
+	MLX4DV_WQE_CTRL_DS		= 1,
+	MLX4DV_WQE_RADDR_DS		= 1,
+	MLX4DV_WQE_ATOMIC_DS		= 1,
+	MLX4DV_WQE_MASKED_ATOMIC_DS	= 2,
+	MLX4DV_WQE_BIND_DS		= 2,
+	MLX4DV_WQE_LOCAL_INVAL_DS	= 2,
+	MLX4DV_WQE_DATAGRAM_DS		= 3,
+	MLX4DV_WQE_DATA_DS		= 1,
+};
+
+/*
+ * Extra flags of the send_flags argument of the one-call posts, next to
+ * IBV_SEND_FENCE, IBV_SEND_SIGNALED, IBV_SEND_SOLICITED, IBV_SEND_INLINE
+ * and IBV_SEND_IP_CSUM (bits 0..4). Bits 8..31 depend on the QP type:
+ * XRC_SEND: the remote XRC SRQN (MLX4DV_SEND_XRC_SRQN()); RAW_PACKET:
+ * MLX4DV_SEND_INS_CVLAN or MLX4DV_SEND_INS_SVLAN; any other: 0.
+ */
+enum mlx4dv_send_flags {
+	/* Raw Ethernet: checksum the inner IP and TCP/UDP headers of a
+	 * tunnelled frame; IBV_SEND_IP_CSUM then asks for the outer IP
+	 * header checksum only (DPDK mlx4_rxtx.c). */
+	MLX4DV_SEND_TUNNEL_CSUM		= 1 << 5,
+	/* Also deliver the packet to the local port (srcrb bit 0). */
+	MLX4DV_SEND_FORCE_LOOPBACK	= 1 << 6,
+	/* Strong ordering (srcrb bit 7): start only after all earlier WQEs
+	 * of this SQ completed locally; set by libmlx4 for local invalidate
+	 * and bind. */
+	MLX4DV_SEND_STRONG_ORDER	= 1 << 7,
+	/* Raw Ethernet posts only: insert the VLAN tag passed as vlan_tci,
+	 * as a customer (802.1Q) or service (802.1ad) tag. */
+	MLX4DV_SEND_INS_CVLAN		= 1 << 8,
+	MLX4DV_SEND_INS_SVLAN		= 1 << 9,
+};
+
+/* send_flags bits 8..31 of an XRC_SEND post: the remote XRC SRQ number
+ * (host order, 24 bits), stored in srcrb_flags bits 8..31
+ * (libmlx4 mlx4.h MLX4_REMOTE_SRQN_FLAGS). */
+#define MLX4DV_SEND_XRC_SRQN(srqn)	((uint32_t)(srqn) << 8)
+
+/* Masked atomic segment (32 bytes) of MLX4_OPCODE_MASKED_ATOMIC_CS,
+ * after the remote-address segment (kernel mlx4_ib qp.c
+ * set_masked_atomic_seg, include/linux/mlx4/qp.h). */
+struct mlx4dv_wqe_masked_atomic_seg {
+	__be64			swap_add;
+	__be64			compare;
+	__be64			swap_add_mask;
+	__be64			compare_mask;
+};
+
+/* ---- Ring arithmetic ---- */
+
+/* Bytes of one WQEBB (the stride), 64..2048. */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_wqebb_size(const struct mlx4dv_sq_ring *sq)
+{
+	return 1U << sq->wqe_shift;
+}
+
+/* Address of the WQEBB at producer count `count` (any free-running value):
+ * buf + (count & (wqe_cnt - 1)) * stride. */
+static MLX4DV_ALWAYS_INLINE uint8_t *
+mlx4dv_sq_wqebb(const struct mlx4dv_sq_ring *sq, uint32_t count)
+{
+	return sq->buf + ((size_t)(count & (sq->wqe_cnt - 1)) << sq->wqe_shift);
+}
+
+/* First byte past the ring (buf + wqe_cnt * stride). */
+static MLX4DV_ALWAYS_INLINE uint8_t *
+mlx4dv_sq_ring_end(const struct mlx4dv_sq_ring *sq)
+{
+	return sq->buf + ((size_t)sq->wqe_cnt << sq->wqe_shift);
+}
+
+/* Bring a pointer that ran past the ring end back to the ring start
+ * (p must be below end + ring size): the ring is circular. */
+static MLX4DV_ALWAYS_INLINE uint8_t *
+mlx4dv_sq_wrap(const struct mlx4dv_sq_ring *sq, uint8_t *p)
+{
+	uint8_t *end = mlx4dv_sq_ring_end(sq);
+
+	return p >= end ? p - ((size_t)sq->wqe_cnt << sq->wqe_shift) : p;
+}
+
+/* WQEBBs posted and not yet completed: head - tail (right across the
+ * 32-bit wrap). */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_outstanding(const struct mlx4dv_sq_ring *sq)
+{
+	return sq->head - sq->tail;
+}
+
+/* WQEBBs that may still be posted: max_post - (head - tail). The spare
+ * WQEBBs beyond max_post are the device's prefetch headroom and are never
+ * used (libmlx4 qp.c wq_overflow). */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_room(const struct mlx4dv_sq_ring *sq)
+{
+	return sq->max_post - (sq->head - sq->tail);
+}
+
+/* WQEBBs a WQE of ds 16-byte units occupies: ceil(ds * 16 / stride). */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_ds_to_wqebbs(const struct mlx4dv_sq_ring *sq, uint32_t ds)
+{
+	return ((ds << 4) + (1U << sq->wqe_shift) - 1) >> sq->wqe_shift;
+}
+
+/* ds (16-byte units) of the WQE whose control segment is ctrl: the low
+ * 6 bits of fence_size. */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_wqe_ds(const struct mlx4_wqe_ctrl_seg *ctrl)
+{
+	return ctrl->fence_size & 0x3f;
+}
+
+/*
+ * mlx4dv_sq_set_wr_id - remember wr_id for the WQE the next post builds
+ * (stored in sq->wrid at the slot of sq->head). No effect when sq->wrid is
+ * NULL. mlx4dv_sq_complete() hands it back. A failed post leaves nothing
+ * behind: the next successful post uses the same slot.
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_sq_set_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id)
+{
+	if (sq->wrid)
+		sq->wrid[sq->head & (sq->wqe_cnt - 1)] = wr_id;
+}
+
+/*
+ * mlx4dv_sq_complete - account a send completion.
+ *
+ * wqe_index: host order (mlx4dv_be16_to_cpu(cqe->wqe_index)) of a send CQE
+ *            or an error CQE of this SQ: the low 16 bits of the producer
+ *            count of the first WQEBB of the last WQE that completed. Every
+ *            earlier WQE, signaled or not, completed with it.
+ * wr_id:     out, may be NULL: the value recorded by mlx4dv_sq_set_wr_id()
+ *            for that WQE (when sq->wrid is not NULL; else untouched).
+ *
+ * tail moves to the named WQE (a 16-bit difference, so right across the
+ * 16-bit wrap of wqe_index while fewer than 65536 WQEBBs are outstanding)
+ * and then past it by its size in WQEBBs, read from its ds in the ring
+ * (the control segment of a completed WQE stays intact: stamping never
+ * touches the first 64 bytes, and the slot is reused only after tail has
+ * passed it). (libmlx4 cq.c mlx4_parse_cqe: wq->tail += (uint16_t)
+ * (wqe_index - (uint16_t)wq->tail).)
+ *
+ * Returns the WQEBBs freed (>= 1), or 0 and changes nothing when
+ * wqe_index does not name an outstanding WQEBB (a stale or foreign CQE).
+ */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
+		   uint64_t *wr_id)
+{
+	uint32_t skip = (uint16_t)(wqe_index - (uint16_t)sq->tail);
+	uint32_t start = sq->tail + skip;
+	const struct mlx4_wqe_ctrl_seg *ctrl;
+	uint32_t wqebbs, freed;
+
+	if (skip >= sq->head - sq->tail)
+		return 0;
+	ctrl = (const struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_wqebb(sq, start);
+	wqebbs = mlx4dv_sq_ds_to_wqebbs(sq, mlx4dv_wqe_ds(ctrl));
+	if (wqebbs == 0 || wqebbs > sq->head - start)
+		return 0;
+	if (wr_id && sq->wrid)
+		*wr_id = sq->wrid[start & (sq->wqe_cnt - 1)];
+	freed = skip + wqebbs;
+	sq->tail += freed;
+	return freed;
+}
+
+/* ---- Segment builders ---- */
+
+/*
+ * mlx4dv_wqe_set_ctrl - words 1..3 of the control segment; word 0
+ * (owner/opcode) is left to mlx4dv_wqe_set_owner_opcode().
+ *
+ * ds:          WQE size in 16-byte units, 1..63, control segment included.
+ * srcrb_flags: host order. Bits 0..7: MLX4DV_WQE_CTRL_FORCE_LOOPBACK,
+ *              MLX4_WQE_CTRL_SOLICIT, MLX4_WQE_CTRL_CQ_UPDATE,
+ *              MLX4_WQE_CTRL_IP_HDR_CSUM, MLX4_WQE_CTRL_TCP_UDP_CSUM,
+ *              MLX4_WQE_CTRL_STRONG_ORDER, and MLX4_WQE_CTRL_FENCE (bit 6),
+ *              which goes to fence_size instead. Bits 8..31: XRC remote
+ *              SRQN (XRC_SEND QPs) else 0. On raw Ethernet QPs SOLICIT
+ *              means "no ICRC" and libmlx4 always sets it.
+ * imm:         big-endian as stored: ibv_send_wr.imm_data for *_WITH_IMM;
+ *              mlx4dv_cpu_to_be32(rkey) for SEND_WITH_INV; else 0.
+ *
+ * Writes bytes 4..15; bytes 4..6 (VLAN insert) become 0, so call
+ * mlx4dv_wqe_set_ctrl_vlan() and mlx4dv_wqe_set_ctrl_dmac() after this.
+ * (PRM "Send WQE control segment"; libmlx4 qp.c mlx4_post_send; kernel
+ * include/linux/mlx4/qp.h struct mlx4_wqe_ctrl_seg.)
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_ctrl(struct mlx4_wqe_ctrl_seg *ctrl, uint32_t ds,
+		    uint32_t srcrb_flags, __be32 imm)
+{
+	ctrl->bf_qpn = mlx4dv_cpu_to_be32((srcrb_flags & MLX4_WQE_CTRL_FENCE) | ds);
+	ctrl->srcrb_flags = mlx4dv_cpu_to_be32(srcrb_flags &
+					       ~(uint32_t)MLX4_WQE_CTRL_FENCE);
+	ctrl->imm = imm;
+}
+
+/*
+ * mlx4dv_wqe_set_ctrl_vlan - ask the device to insert a VLAN tag into an
+ * Ethernet frame (raw packet QPs). vlan_tci: host order, PCP/DEI/VID as in
+ * the tag; ins_vlan: MLX4DV_WQE_CTRL_INS_CVLAN (802.1Q) or
+ * MLX4DV_WQE_CTRL_INS_SVLAN (802.1ad). Writes bytes 4..5 (tag, big-endian)
+ * and byte 6; call after mlx4dv_wqe_set_ctrl(). Not for BlueFlame: bytes
+ * 4..7 then carry the QPN (mlx4_en en_tx.c turns BlueFlame off for
+ * VLAN-tagged sends). (kernel mlx4_en en_tx.c, include/linux/mlx4/qp.h.)
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_ctrl_vlan(struct mlx4_wqe_ctrl_seg *ctrl, uint16_t vlan_tci,
+			 uint8_t ins_vlan)
+{
+	uint8_t *b = (uint8_t *)ctrl;
+
+	b[4] = (uint8_t)(vlan_tci >> 8);
+	b[5] = (uint8_t)vlan_tci;
+	b[6] = ins_vlan;
+}
+
+/*
+ * mlx4dv_wqe_set_ctrl_dmac - copy the destination MAC (the first 6 bytes of
+ * the frame, network order) into the upper half of srcrb_flags and the
+ * immediate, so that the embedded switch can loop the frame back to a
+ * local function (raw packet QPs on Ethernet; libmlx4 qp.c does it for
+ * every raw packet send, DPDK mlx4_rxtx.c when loopback is on). Keeps the
+ * low 16 bits of srcrb_flags; call after mlx4dv_wqe_set_ctrl().
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_ctrl_dmac(struct mlx4_wqe_ctrl_seg *ctrl, const uint8_t *dmac)
+{
+	memcpy(&ctrl->srcrb_flags16[0], dmac, 2);
+	memcpy(&ctrl->imm, dmac + 2, 4);
+}
+
+/*
+ * mlx4dv_wqe_set_owner_opcode - hand the WQE to the device: a store
+ * barrier (every other byte of the WQE first), then word 0.
+ *
+ * owner_opcode: host order; MLX4DV_WQE_CTRL_OWNER when the WQE's producer
+ * count has (count & wqe_cnt) != 0, OR the opcode (MLX4_OPCODE_*), OR
+ * MLX4DV_WQE_CTRL_NEC / _INNER_IP_CSUM / _INNER_L4_CSUM /
+ * _LSO_BIG_HEADER as needed. mlx4dv_sq_wqe_finish() computes the owner
+ * bit and calls this. (libmlx4 qp.c: udma_to_device_barrier() before
+ * owner_opcode.)
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_owner_opcode(struct mlx4_wqe_ctrl_seg *ctrl,
+			    uint32_t owner_opcode)
+{
+	mlx4dv_barrier_to_device();
+	ctrl->owner_opcode = mlx4dv_cpu_to_be32(owner_opcode);
+}
+
+/* Remote address segment (16 bytes): raddr, rkey host order, stored
+ * big-endian; reserved word 0. (libmlx4 qp.c set_raddr_seg.) */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_raddr_seg(struct mlx4_wqe_raddr_seg *seg, uint64_t raddr,
+			 uint32_t rkey)
+{
+	seg->raddr = mlx4dv_cpu_to_be64(raddr);
+	seg->rkey = mlx4dv_cpu_to_be32(rkey);
+	seg->reserved = 0;
+}
+
+/* Atomic segment (16 bytes) of a compare-and-swap: swap_add = swap,
+ * compare = compare; host order, stored big-endian. Follows the remote
+ * address segment. (libmlx4 qp.c set_atomic_seg.) */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_atomic_cas_seg(struct mlx4_wqe_atomic_seg *seg,
+			      uint64_t compare, uint64_t swap)
+{
+	seg->swap_add = mlx4dv_cpu_to_be64(swap);
+	seg->compare = mlx4dv_cpu_to_be64(compare);
+}
+
+/* Atomic segment (16 bytes) of a fetch-and-add: swap_add = add, compare 0;
+ * host order, stored big-endian. (libmlx4 qp.c set_atomic_seg.) */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_atomic_faa_seg(struct mlx4_wqe_atomic_seg *seg, uint64_t add)
+{
+	seg->swap_add = mlx4dv_cpu_to_be64(add);
+	seg->compare = 0;
+}
+
+/*
+ * Masked compare-and-swap segment (32 bytes, opcode
+ * MLX4_OPCODE_MASKED_ATOMIC_CS): the bits of compare_mask are compared
+ * with compare, the bits of swap_mask are replaced from swap. Host order,
+ * stored big-endian: swap, compare, swap_mask, compare_mask in that order
+ * (kernel mlx4_ib qp.c set_masked_atomic_seg). Follows the remote address
+ * segment; WQE ds 1 + 1 + 2 + data.
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_masked_atomic_cas_seg(struct mlx4dv_wqe_masked_atomic_seg *seg,
+				     uint64_t compare, uint64_t compare_mask,
+				     uint64_t swap, uint64_t swap_mask)
+{
+	seg->swap_add = mlx4dv_cpu_to_be64(swap);
+	seg->compare = mlx4dv_cpu_to_be64(compare);
+	seg->swap_add_mask = mlx4dv_cpu_to_be64(swap_mask);
+	seg->compare_mask = mlx4dv_cpu_to_be64(compare_mask);
+}
+
+/*
+ * Masked fetch-and-add segment (16 bytes, opcode
+ * MLX4_OPCODE_MASKED_ATOMIC_FA): swap_add = add, compare = the field
+ * boundary mask (a set bit ends a field: no carry out of it). Host order,
+ * stored big-endian. The kernel uses the plain 16-byte atomic segment for
+ * this opcode, not the 32-byte masked one (kernel mlx4_ib qp.c
+ * set_atomic_seg, IB_WR_MASKED_ATOMIC_FETCH_AND_ADD).
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_masked_atomic_faa_seg(struct mlx4_wqe_atomic_seg *seg,
+				     uint64_t add, uint64_t field_boundary_mask)
+{
+	seg->swap_add = mlx4dv_cpu_to_be64(add);
+	seg->compare = mlx4dv_cpu_to_be64(field_boundary_mask);
+}
+
+/* What a bind-memory-window WQE binds (host order throughout). */
+struct mlx4dv_bind_mw_attr {
+	uint64_t		addr;		/* start (virtual, or offset if
+						 * IBV_ACCESS_ZERO_BASED) */
+	uint64_t		length;		/* bytes */
+	uint32_t		new_rkey;	/* rkey the window gets */
+	uint32_t		mr_lkey;	/* lkey of the MR bound to */
+	uint32_t		access;		/* IBV_ACCESS_REMOTE_READ/WRITE/
+						 * ATOMIC, IBV_ACCESS_ZERO_BASED */
+	uint32_t		mw_type;	/* IBV_MW_TYPE_1 or IBV_MW_TYPE_2 */
+};
+
+/*
+ * Bind segment (32 bytes, opcode MLX4_OPCODE_BIND_MW): flags1 = remote
+ * access bits (atomic 31, write 30, read 29); flags2 = type 2 (bit 31),
+ * zero based (bit 30); new rkey, MR lkey, address, length, big-endian.
+ * libmlx4 also sets MLX4_WQE_CTRL_STRONG_ORDER in the control segment.
+ * (libmlx4 qp.c set_bind_seg.)
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_bind_seg(struct mlx4_wqe_bind_seg *seg,
+			const struct mlx4dv_bind_mw_attr *attr)
+{
+	uint32_t flags1 = 0, flags2 = 0;
+
+	if (attr->access & IBV_ACCESS_REMOTE_ATOMIC)
+		flags1 |= (uint32_t)MLX4_WQE_MW_ATOMIC;
+	if (attr->access & IBV_ACCESS_REMOTE_WRITE)
+		flags1 |= MLX4_WQE_MW_REMOTE_WRITE;
+	if (attr->access & IBV_ACCESS_REMOTE_READ)
+		flags1 |= MLX4_WQE_MW_REMOTE_READ;
+	if (attr->mw_type == IBV_MW_TYPE_2)
+		flags2 |= (uint32_t)MLX4_WQE_BIND_TYPE_2;
+	if (attr->access & IBV_ACCESS_ZERO_BASED)
+		flags2 |= MLX4_WQE_BIND_ZERO_BASED;
+	seg->flags1 = mlx4dv_cpu_to_be32(flags1);
+	seg->flags2 = mlx4dv_cpu_to_be32(flags2);
+	seg->new_rkey = mlx4dv_cpu_to_be32(attr->new_rkey);
+	seg->lkey = mlx4dv_cpu_to_be32(attr->mr_lkey);
+	seg->addr = mlx4dv_cpu_to_be64(attr->addr);
+	seg->length = mlx4dv_cpu_to_be64(attr->length);
+}
+
+/* Local invalidate segment (32 bytes, opcode MLX4_OPCODE_LOCAL_INVAL):
+ * mem_key host order stored big-endian at byte 8, the rest 0. libmlx4
+ * also sets MLX4_WQE_CTRL_STRONG_ORDER. (libmlx4 qp.c set_local_inv_seg.) */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_local_inval_seg(struct mlx4_wqe_local_inval_seg *seg,
+			       uint32_t mem_key)
+{
+	seg->reserved1 = 0;
+	seg->mem_key = mlx4dv_cpu_to_be32(mem_key);
+	seg->reserved2 = 0;
+	seg->reserved3[0] = 0;
+	seg->reserved3[1] = 0;
+}
+
+/*
+ * A prepared UD destination: the device image of the address vector plus
+ * the Ethernet fields of the datagram segment, built once per destination
+ * by mlx4dv_ud_av_init() (what libmlx4 keeps in its private struct
+ * mlx4_ah). av is big-endian as stored; vlan is big-endian; mac network
+ * order.
+ */
+struct mlx4dv_ud_av {
+	struct mlx4_av		av;
+	__be16			vlan;
+	uint8_t			mac[6];
+};
+
+/* Ethernet (RoCE) part of a UD destination: the resolved destination MAC
+ * (network order) and VLAN ID (host order, 0..4095; 0xffff for none). */
+struct mlx4dv_ud_av_eth {
+	uint8_t			mac[6];
+	uint16_t		vlan_id;
+};
+
+/*
+ * mlx4dv_ud_av_init - build a UD destination from an address handle
+ * description, as libmlx4's mlx4_create_ah() does (rdma-core
+ * providers/mlx4/verbs.c).
+ *
+ * pdn:  the PD number (host order, 24 bits) the kernel gave the PD (mlx4
+ *       ALLOC_PD response, kernel-headers/rdma/mlx4-abi.h); stored in the
+ *       low 24 bits of port_pd, attr->port_num in the high 8.
+ * attr: IB: dlid, src_path_bits, sl (bits 28..31); with is_global the GRH
+ *       fields (g_slid bit 7, sgid_index, hop_limit, traffic class << 20 |
+ *       flow label, dgid). static_rate: an enum ibv_rate, stored + 5.
+ * eth:  NULL on InfiniBand ports. On Ethernet (RoCE) ports: sl goes to
+ *       bits 29..31, is_global is required, a multicast dgid (ff..) sets
+ *       dlid 0xc000 and port_pd bit 31, and a VLAN ID <= 4095 sets port_pd
+ *       bit 29 and vlan = vid | (sl & 7) << 13.
+ * Returns 0, or EINVAL (NULL argument, pdn over 24 bits, RoCE without
+ * GRH).
+ */
+static inline int
+mlx4dv_ud_av_init(struct mlx4dv_ud_av *out, uint32_t pdn,
+		  const struct ibv_ah_attr *attr,
+		  const struct mlx4dv_ud_av_eth *eth)
+{
+	uint32_t port_pd, sl_tc_fl;
+	uint16_t vlan = 0;
+
+	if (!out || !attr || pdn > 0xffffff || (eth && !attr->is_global))
+		return EINVAL;
+	memset(out, 0, sizeof(*out));
+	port_pd = pdn | ((uint32_t)attr->port_num << 24);
+	if (!eth) {
+		out->av.g_slid = attr->src_path_bits;
+		out->av.dlid = mlx4dv_cpu_to_be16(attr->dlid);
+		sl_tc_fl = (uint32_t)attr->sl << 28;
+	} else {
+		sl_tc_fl = (uint32_t)attr->sl << 29;
+	}
+	if (attr->static_rate)
+		out->av.stat_rate = (uint8_t)(attr->static_rate + 5);
+	if (attr->is_global) {
+		out->av.g_slid |= 0x80;
+		out->av.gid_index = attr->grh.sgid_index;
+		out->av.hop_limit = attr->grh.hop_limit;
+		sl_tc_fl |= ((uint32_t)attr->grh.traffic_class << 20) |
+			    attr->grh.flow_label;
+		memcpy(out->av.dgid, attr->grh.dgid.raw, 16);
+	}
+	if (eth) {
+		memcpy(out->mac, eth->mac, 6);
+		if (attr->grh.dgid.raw[0] == 0xff) {
+			out->av.dlid = mlx4dv_cpu_to_be16(0xc000);
+			port_pd |= 1U << 31;
+		}
+		if (eth->vlan_id <= 0xfff) {
+			port_pd |= 1U << 29;
+			vlan = (uint16_t)(eth->vlan_id | ((attr->sl & 7) << 13));
+		}
+	}
+	out->av.port_pd = mlx4dv_cpu_to_be32(port_pd);
+	out->av.sl_tclass_flowlabel = mlx4dv_cpu_to_be32(sl_tc_fl);
+	out->vlan = mlx4dv_cpu_to_be16(vlan);
+	return 0;
+}
+
+/*
+ * Datagram segment (48 bytes) of a UD send: the 32-byte address vector
+ * from dest, then remote QPN and Q_Key (host order, stored big-endian),
+ * then dest's VLAN and MAC. (libmlx4 qp.c set_datagram_seg.)
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_datagram_seg(struct mlx4_wqe_datagram_seg *seg,
+			    const struct mlx4dv_ud_av *dest,
+			    uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	memcpy(&seg->av, &dest->av, sizeof(seg->av));
+	seg->dqpn = mlx4dv_cpu_to_be32(remote_qpn);
+	seg->qkey = mlx4dv_cpu_to_be32(remote_qkey);
+	seg->vlan = dest->vlan;
+	memcpy(seg->mac, dest->mac, 6);
+}
+
+/*
+ * mlx4dv_wqe_set_data_seg - one gather entry (16 bytes), written safely:
+ * lkey and addr, a store barrier, then byte_count, so that a prefetched
+ * chunk never shows a valid byte count in front of stale lkey/addr.
+ * length: bytes, host order; 0 is encoded as MLX4DV_DATA_SEG_ZERO_LENGTH
+ * (a plain 0 means 2 GiB). lkey, addr: host order. Write the entries of a
+ * WQE last-to-first (mlx4dv_sq_write_data_segs() does). (libmlx4 qp.c
+ * set_data_seg.)
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_data_seg(struct mlx4_wqe_data_seg *seg, uint32_t length,
+			uint32_t lkey, uint64_t addr)
+{
+	seg->lkey = mlx4dv_cpu_to_be32(lkey);
+	seg->addr = mlx4dv_cpu_to_be64(addr);
+	mlx4dv_barrier_to_device();
+	seg->byte_count = mlx4dv_cpu_to_be32(length ? length :
+					     MLX4DV_DATA_SEG_ZERO_LENGTH);
+}
+
+/*
+ * The ring's geometry read once into locals. The device barriers are
+ * compiler memory clobbers, and every store into the ring may alias the
+ * handle, so the posts work from this copy instead of re-reading the
+ * handle after each store.
+ */
+struct mlx4dv_sq_geom {
+	uint8_t			*buf;		/* first WQEBB */
+	uint8_t			*end;		/* first byte past the ring */
+	size_t			size;		/* wqe_cnt << wqe_shift bytes */
+	uint32_t		wqe_cnt;
+	uint32_t		wqe_shift;
+	uint32_t		head;
+	uint32_t		spare_wqes;
+};
+
+static MLX4DV_ALWAYS_INLINE struct mlx4dv_sq_geom
+mlx4dv_sq_geom_load(const struct mlx4dv_sq_ring *sq)
+{
+	struct mlx4dv_sq_geom g;
+
+	g.buf = sq->buf;
+	g.size = (size_t)sq->wqe_cnt << sq->wqe_shift;
+	g.end = g.buf + g.size;
+	g.wqe_cnt = sq->wqe_cnt;
+	g.wqe_shift = sq->wqe_shift;
+	g.head = sq->head;
+	g.spare_wqes = sq->spare_wqes;
+	return g;
+}
+
+/* WQEBB of producer count `count` in a loaded geometry. */
+static MLX4DV_ALWAYS_INLINE uint8_t *
+mlx4dv_sq_geom_wqebb(const struct mlx4dv_sq_geom *g, uint32_t count)
+{
+	return g->buf + ((size_t)(count & (g->wqe_cnt - 1)) << g->wqe_shift);
+}
+
+/* p brought back into the ring when it ran past the end. */
+static MLX4DV_ALWAYS_INLINE uint8_t *
+mlx4dv_sq_geom_wrap(const struct mlx4dv_sq_geom *g, uint8_t *p)
+{
+	return p >= g->end ? p - g->size : p;
+}
+
+/* Gather entries last-to-first at first (see mlx4dv_sq_write_data_segs);
+ * may_wrap 0 when the whole WQE lies before the ring end. */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_sq_geom_write_data_segs(const struct mlx4dv_sq_geom *g, uint8_t *first,
+			       const struct ibv_sge *sg, uint32_t num_sge,
+			       int may_wrap)
+{
+	uint32_t i;
+
+	for (i = num_sge; i-- > 0;) {
+		uint8_t *p = first + ((size_t)i << 4);
+
+		if (may_wrap)
+			p = mlx4dv_sq_geom_wrap(g, p);
+		mlx4dv_wqe_set_data_seg((struct mlx4_wqe_data_seg *)p,
+					sg[i].length, sg[i].lkey, sg[i].addr);
+	}
+}
+
+/*
+ * mlx4dv_sq_write_data_segs - num_sge gather entries from sg (host order
+ * ibv_sge: addr, length in bytes, lkey) at seg, a 16-byte-aligned place in
+ * the SQ ring; entries past the ring end continue at its start. Written
+ * last-to-first, so that the first word of every 64-byte chunk is the last
+ * store to it. Returns the ds used (num_sge).
+ */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_write_data_segs(const struct mlx4dv_sq_ring *sq, void *seg,
+			  const struct ibv_sge *sg, uint32_t num_sge)
+{
+	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+
+	mlx4dv_sq_geom_write_data_segs(&g, (uint8_t *)seg, sg, num_sge, 1);
+	return num_sge;
+}
+
+/*
+ * mlx4dv_inline_ds - ds (16-byte units) of total_bytes of inline data
+ * whose first header starts at byte chunk_offset (0, 16, 32 or 48) of a
+ * 64-byte chunk. A new 4-byte header opens at every 64-byte boundary the
+ * data reaches; a boundary reached exactly at the end opens nothing.
+ * total_bytes 0: 0 (no header at all, as libmlx4). (libmlx4 qp.c
+ * mlx4_post_send inline branch.)
+ */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_inline_ds(uint32_t chunk_offset, uint32_t total_bytes)
+{
+	uint32_t first = MLX4DV_WQE_CHUNK - 4 - chunk_offset;
+	uint32_t headers;
+
+	if (!total_bytes)
+		return 0;
+	headers = total_bytes < first ? 1 :
+		1 + (total_bytes - first + MLX4DV_WQE_CHUNK - 5) /
+		(MLX4DV_WQE_CHUNK - 4);
+	return (total_bytes + 4 * headers + 15) >> 4;
+}
+
+/*
+ * mlx4dv_sq_write_inline_sge - copy inline data into the SQ ring at pos (a
+ * 16-byte-aligned place after the WQE's fixed segments), gathered from
+ * num_src buffers (sg[i].addr, sg[i].length bytes; lkey ignored).
+ *
+ * Each 64-byte chunk (counted from the ring start, hence from the WQE
+ * start) gets its own header {MLX4_INLINE_SEG | bytes} at its first byte
+ * (or at pos in the first chunk); the header is written after its data,
+ * behind a store barrier, so a prefetched chunk never shows a valid header
+ * over stale bytes. Past the ring end the copy continues at the ring
+ * start. Returns the ds used, equal to mlx4dv_inline_ds().
+ * (libmlx4 qp.c mlx4_post_send; PRM "Inline data segment".)
+ */
+static inline uint32_t
+mlx4dv_sq_geom_write_inline(const struct mlx4dv_sq_geom *g, uint8_t *pos,
+			    const struct ibv_sge *sg, uint32_t num_src)
+{
+	uint8_t *p = pos;
+	struct mlx4_wqe_inline_seg *hdr = (struct mlx4_wqe_inline_seg *)p;
+	uint32_t off = (uint32_t)((p - g->buf) & (MLX4DV_WQE_CHUNK - 1)) + 4;
+	uint32_t seg_len = 0, total = 0, headers = 0, i;
+
+	p += 4;
+	for (i = 0; i < num_src; i++) {
+		const uint8_t *src = (const uint8_t *)(uintptr_t)sg[i].addr;
+		uint32_t len = sg[i].length;
+
+		total += len;
+		while (len >= MLX4DV_WQE_CHUNK - off) {
+			uint32_t part = MLX4DV_WQE_CHUNK - off;
+
+			memcpy(p, src, part);
+			src += part;
+			len -= part;
+			seg_len += part;
+			mlx4dv_barrier_to_device();
+			hdr->byte_count = mlx4dv_cpu_to_be32(
+				(uint32_t)MLX4_INLINE_SEG | seg_len);
+			headers++;
+			hdr = (struct mlx4_wqe_inline_seg *)
+				mlx4dv_sq_geom_wrap(g, p + part);
+			p = (uint8_t *)hdr + 4;
+			off = 4;
+			seg_len = 0;
+		}
+		if (len)	/* an empty entry may carry a NULL address */
+			memcpy(p, src, len);
+		p += len;
+		off += len;
+		seg_len += len;
+	}
+	if (seg_len) {
+		mlx4dv_barrier_to_device();
+		hdr->byte_count = mlx4dv_cpu_to_be32((uint32_t)MLX4_INLINE_SEG |
+						     seg_len);
+		headers++;
+	}
+	return (total + 4 * headers + 15) >> 4;
+}
+
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_write_inline_sge(const struct mlx4dv_sq_ring *sq, void *pos,
+			   const struct ibv_sge *sg, uint32_t num_src)
+{
+	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+
+	return mlx4dv_sq_geom_write_inline(&g, (uint8_t *)pos, sg, num_src);
+}
+
+/*
+ * One inline buffer of len bytes at pos (after the fixed segments, so in
+ * the WQE's first chunk) when the WQE lies before the ring end: the data
+ * is cut at each 64-byte boundary, every header written after its data.
+ */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_geom_write_inline_buf(const struct mlx4dv_sq_geom *g, uint8_t *pos,
+				const void *data, uint32_t len)
+{
+	const uint8_t *src = (const uint8_t *)data;
+	uint32_t room = MLX4DV_WQE_CHUNK - 4 -
+		(uint32_t)((pos - g->buf) & (MLX4DV_WQE_CHUNK - 1));
+	uint32_t total = len, headers = 0;
+	uint8_t *hdr = pos;
+
+	if (!len)
+		return 0;
+	while (len >= room) {
+		memcpy(hdr + 4, src, room);
+		src += room;
+		len -= room;
+		mlx4dv_barrier_to_device();
+		((struct mlx4_wqe_inline_seg *)hdr)->byte_count =
+			mlx4dv_cpu_to_be32((uint32_t)MLX4_INLINE_SEG | room);
+		headers++;
+		hdr = mlx4dv_sq_geom_wrap(g, hdr + 4 + room);
+		room = MLX4DV_WQE_CHUNK - 4;
+	}
+	if (len) {
+		memcpy(hdr + 4, src, len);
+		mlx4dv_barrier_to_device();
+		((struct mlx4_wqe_inline_seg *)hdr)->byte_count =
+			mlx4dv_cpu_to_be32((uint32_t)MLX4_INLINE_SEG | len);
+		headers++;
+	}
+	return (total + 4 * headers + 15) >> 4;
+}
+
+/* mlx4dv_sq_write_inline - the same as mlx4dv_sq_write_inline_sge() for
+ * one source buffer of len bytes (data may be NULL when len is 0). */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_write_inline(const struct mlx4dv_sq_ring *sq, void *pos,
+		       const void *data, uint32_t len)
+{
+	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+
+	return mlx4dv_sq_geom_write_inline_buf(&g, (uint8_t *)pos, data, len);
+}
+
+/*
+ * mlx4dv_wqe_lso_ds - ds of an LSO segment with a header of header_size
+ * bytes: align(4 + header_size, 16) / 16. Above 4 ds (64 bytes) the
+ * WQE needs MLX4DV_WQE_CTRL_LSO_BIG_HEADER in owner_opcode.
+ */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_wqe_lso_ds(uint32_t header_size)
+{
+	return (4 + header_size + 15) >> 4;
+}
+
+/*
+ * mlx4dv_sq_write_lso_seg - LSO segment at seg (16-byte aligned, in the
+ * ring): word mss << 16 | header_size (host order, stored big-endian),
+ * then the header_size bytes of header (the packet headers the device
+ * repeats in every segment), zero-padded to 16 bytes; continues at the
+ * ring start past the ring end. The first word is written last, behind a
+ * barrier (it may start a 64-byte chunk; kernel mlx4_ib qp.c writes it
+ * after the data segments). mss: bytes of payload per segment. Returns the
+ * ds used (mlx4dv_wqe_lso_ds()). Opcode MLX4_OPCODE_LSO. (kernel mlx4_ib
+ * qp.c build_lso_seg, mlx4_en en_tx.c.)
+ */
+static inline uint32_t
+mlx4dv_sq_write_lso_seg(const struct mlx4dv_sq_ring *sq, void *seg,
+			uint16_t mss, const void *header, uint16_t header_size)
+{
+	uint32_t ds = mlx4dv_wqe_lso_ds(header_size);
+	uint32_t bytes = (ds << 4) - 4;
+	uint8_t *p = (uint8_t *)seg + 4;
+	uint8_t *end = mlx4dv_sq_ring_end(sq);
+	const uint8_t *src = (const uint8_t *)header;
+	uint32_t done = 0;
+
+	while (done < bytes) {
+		uint32_t room, n, from_src;
+
+		p = mlx4dv_sq_wrap(sq, p);
+		room = (uint32_t)(end - p);
+		n = bytes - done < room ? bytes - done : room;
+		from_src = done < header_size ?
+			(header_size - done < n ? header_size - done : n) : 0;
+		memcpy(p, src + done, from_src);
+		memset(p + from_src, 0, n - from_src);
+		p += n;
+		done += n;
+	}
+	mlx4dv_barrier_to_device();
+	((struct mlx4_wqe_lso_seg *)seg)->mss_hdr_size =
+		mlx4dv_cpu_to_be32(((uint32_t)mss << 16) | header_size);
+	return ds;
+}
+
+/* ---- WQE finish, stamping, doorbells ---- */
+
+/* Chunks 1.. of the WQE at wqe (count), over its old ds, when it is
+ * longer than one WQEBB (the rare case: left to the compiler). */
+static inline void
+mlx4dv_sq_geom_stamp_chunks(const struct mlx4dv_sq_geom *g, uint8_t *wqe,
+			    uint32_t count, uint32_t bytes)
+{
+	const uint32_t low31 = MLX4DV_WQE_STAMP & ~MLX4DV_WQE_CTRL_OWNER;
+	uint32_t stride_mask = (1U << g->wqe_shift) - 1;
+	uint32_t off;
+
+	if ((mlx4dv_be32_to_cpu(((const struct mlx4_wqe_ctrl_seg *)wqe)->
+				owner_opcode) & low31) == low31)
+		return;
+	for (off = MLX4DV_WQE_CHUNK; off < bytes; off += MLX4DV_WQE_CHUNK) {
+		uint32_t stamp = MLX4DV_WQE_STAMP;
+
+		if (!(off & stride_mask) &&
+		    ((count + (off >> g->wqe_shift)) & g->wqe_cnt))
+			stamp = low31;
+		*(__be32 *)mlx4dv_sq_geom_wrap(g, wqe + off) =
+			mlx4dv_cpu_to_be32(stamp);
+	}
+}
+
+/* Stamp the WQEBB at count; a WQE of at most 64 bytes (the common case,
+ * tested first) has nothing to stamp. A continuation WQEBB has data in
+ * byte 7: either it reads <= 4 or its stamped first word stops it. */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_sq_geom_stamp_wqe(const struct mlx4dv_sq_geom *g, uint32_t count)
+{
+	uint8_t *wqe = mlx4dv_sq_geom_wqebb(g, count);
+	uint32_t bytes = (uint32_t)(wqe[7] & 0x3f) << 4;
+	uint32_t off;
+
+	if (bytes <= MLX4DV_WQE_CHUNK)
+		return;
+	if (bytes > (1U << g->wqe_shift)) {
+		mlx4dv_sq_geom_stamp_chunks(g, wqe, count, bytes);
+		return;
+	}
+	/* Within this WQEBB (libmlx4's case). Were the WQEBB the tail of an
+	 * older, longer WQE, its chunks are stamped already and these
+	 * stores only repeat the stamp in a free WQEBB. */
+	for (off = MLX4DV_WQE_CHUNK; off < bytes; off += MLX4DV_WQE_CHUNK)
+		*(__be32 *)(wqe + off) = (__be32)MLX4DV_WQE_STAMP;
+}
+
+/*
+ * mlx4dv_sq_stamp_wqe - stamp the WQE that starts at producer count
+ * `count`: MLX4DV_WQE_STAMP in the first word of every 64-byte chunk but
+ * the first, over the ds the WQE last held (libmlx4 qp.c stamp_send_wqe).
+ * A chunk that starts a further WQEBB of a WQE longer than one stride is
+ * the first word the device tests for ownership at that WQEBB's count, so
+ * its stamp carries the owner bit of software for that count: bit 31
+ * cleared when (count & wqe_cnt) != 0 (the kernel's mlx4_ib qp.c did the
+ * same, 0x7fffffff / 0xffffffff, for WQEs of several WQEBBs). A WQEBB
+ * whose first word already is a stamp (low 31 bits set) is the
+ * continuation of a longer WQE stamped before it and is left alone.
+ * Chunks past the ring end continue at its start.
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_sq_stamp_wqe(const struct mlx4dv_sq_ring *sq, uint32_t count)
+{
+	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+
+	mlx4dv_sq_geom_stamp_wqe(&g, count);
+}
+
+/*
+ * mlx4dv_sq_init_ownership - prepare a hand-built ring for its first lap,
+ * as libmlx4 does at QP creation and RESET->INIT
+ * (mlx4_qp_init_sq_ownership): every WQEBB gets a control word that is the
+ * software's for the lap the producer count is in (owner bit opposite to
+ * the device-owned value) and ds = one stride (fence_size =
+ * stride / 16, as libmlx4), then is stamped. Rings filled by
+ * mlx4dv_sq_ring_init() were prepared by libmlx4 already.
+ */
+static inline void
+mlx4dv_sq_init_ownership(struct mlx4dv_sq_ring *sq)
+{
+	uint32_t i;
+
+	for (i = 0; i < sq->wqe_cnt; i++) {
+		uint32_t count = sq->head + i;
+		struct mlx4_wqe_ctrl_seg *ctrl =
+			(struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_wqebb(sq, count);
+
+		ctrl->owner_opcode = mlx4dv_cpu_to_be32(
+			(count & sq->wqe_cnt) ? 0 : MLX4DV_WQE_CTRL_OWNER);
+		ctrl->fence_size = (uint8_t)(1U << (sq->wqe_shift - 4));
+		mlx4dv_sq_stamp_wqe(sq, count);
+	}
+}
+
+/*
+ * mlx4dv_sq_wqe_finish - hand the WQE at producer count sq->head to the
+ * device and advance head.
+ *
+ * ctrl:         its control segment (mlx4dv_sq_wqebb(sq, sq->head)), with
+ *               words 1..3 written (mlx4dv_wqe_set_ctrl(): ds is read from
+ *               there) and every other segment written.
+ * owner_opcode: host order, opcode (MLX4_OPCODE_*) and the optional
+ *               bits of word 0; the owner bit is added here from head:
+ *               (head & wqe_cnt) != 0 gives MLX4DV_WQE_CTRL_OWNER.
+ *
+ * Order: store barrier, word 0; then the WQEBBs that enter the device's
+ * prefetch window (spare_wqes ahead) are stamped; then head advances by
+ * the WQEBBs the WQE uses. Room must have been checked by the caller.
+ * Returns the WQEBBs used. The doorbell is not rung.
+ */
+/* Stamps for WQEBBs 2.. of a WQE of several WQEBBs. */
+static inline void
+mlx4dv_sq_geom_stamp_more(const struct mlx4dv_sq_geom *g, uint32_t wqebbs)
+{
+	uint32_t i;
+
+	for (i = 1; i < wqebbs; i++)
+		mlx4dv_sq_geom_stamp_wqe(g, g->head + g->spare_wqes + i);
+}
+
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_geom *g,
+		      struct mlx4_wqe_ctrl_seg *ctrl, uint32_t owner_opcode,
+		      uint32_t wqebbs)
+{
+	mlx4dv_wqe_set_owner_opcode(ctrl, owner_opcode |
+		((g->head & g->wqe_cnt) ? MLX4DV_WQE_CTRL_OWNER : 0));
+	mlx4dv_sq_geom_stamp_wqe(g, g->head + g->spare_wqes);
+	if (wqebbs > 1)
+		mlx4dv_sq_geom_stamp_more(g, wqebbs);
+	sq->head = g->head + wqebbs;
+}
+
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_wqe_finish(struct mlx4dv_sq_ring *sq, struct mlx4_wqe_ctrl_seg *ctrl,
+		     uint32_t owner_opcode)
+{
+	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+	uint32_t wqebbs = mlx4dv_sq_ds_to_wqebbs(sq, mlx4dv_wqe_ds(ctrl));
+
+	mlx4dv_sq_geom_finish(sq, &g, ctrl, owner_opcode, wqebbs);
+	return wqebbs;
+}
+
+/*
+ * mlx4dv_sq_ring_doorbell - tell the device that the SQ has new WQEs: a
+ * store barrier (all WQEs before the doorbell), then one 32-bit write of
+ * doorbell_qpn (qpn << 8, big-endian) to UAR + MLX4_SEND_DOORBELL. Once
+ * per batch; ringing with nothing new is harmless. (libmlx4 qp.c
+ * mlx4_post_send; PRM "Send doorbell".)
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_sq_ring_doorbell(struct mlx4dv_sq_ring *sq)
+{
+	mlx4dv_barrier_to_device();
+	mlx4dv_mmio_write32_be(sq->doorbell, sq->doorbell_qpn);
+}
+
+/*
+ * mlx4dv_sq_bf_eligible - 1 when the WQE posted at producer count
+ * wqe_count can go by BlueFlame: the ring has a BlueFlame register
+ * (bf_reg), the WQE is the only one since the last doorbell (head ==
+ * wqe_count + its WQEBBs), and its ds * 16 bytes (ds > 1) fit in one
+ * BlueFlame buffer (bf_buf_size). libmlx4 (qp.c mlx4_post_send) uses BlueFlame
+ * under the same size rule but only for a single work request that
+ * carries inline data (more than 0 bytes), is an RDMA read, or is an RDMA
+ * write without gather entries; see mlx4dv_send_wr_bf_candidate().
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_bf_eligible(const struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
+{
+	const struct mlx4_wqe_ctrl_seg *ctrl =
+		(const struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_wqebb(sq, wqe_count);
+	uint32_t ds = mlx4dv_wqe_ds(ctrl);
+
+	return sq->bf_reg && ds > 1 && (ds << 4) <= sq->bf_buf_size &&
+	       sq->head - wqe_count == mlx4dv_sq_ds_to_wqebbs(sq, ds);
+}
+
+/*
+ * mlx4dv_sq_post_bf - hand over the single WQE posted at producer count
+ * wqe_count (sq->head before the post) by BlueFlame when
+ * mlx4dv_sq_bf_eligible(), else ring the doorbell.
+ *
+ * BlueFlame: word 0 gets the WQE counter (wqe_count & 0xffff) << 8 and
+ * word 1 (bf_qpn) doorbell_qpn, in the ring too (as libmlx4); a
+ * write-combining flush orders the WQE before the copy; the WQE goes in
+ * 64-byte chunks (mlx4dv_wc_copy64) to bf_reg + bf_offset; a flush pushes
+ * the burst out; bf_offset toggles between the two buffers
+ * (bf_offset ^= bf_buf_size). The WQE must not use VLAN insertion (bytes
+ * 4..6 are the QPN then). Not thread-safe: one thread per register.
+ * Returns 1 when BlueFlame was used, 0 when the doorbell was rung.
+ * (libmlx4 qp.c mlx4_post_send; kernel mlx4_en en_tx.c.)
+ */
+static inline int
+mlx4dv_sq_post_bf(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
+{
+	uint8_t *wqe = mlx4dv_sq_wqebb(sq, wqe_count);
+	struct mlx4_wqe_ctrl_seg *ctrl = (struct mlx4_wqe_ctrl_seg *)wqe;
+	uint8_t *dst;
+	uint32_t bytes, off;
+
+	if (!mlx4dv_sq_bf_eligible(sq, wqe_count)) {
+		mlx4dv_sq_ring_doorbell(sq);
+		return 0;
+	}
+	bytes = (mlx4dv_wqe_ds(ctrl) << 4);
+	ctrl->owner_opcode |= mlx4dv_cpu_to_be32((wqe_count & 0xffff) << 8);
+	ctrl->bf_qpn |= sq->doorbell_qpn;
+	mlx4dv_wc_flush();
+	dst = sq->bf_reg + sq->bf_offset;
+	for (off = 0; off < bytes; off += MLX4DV_WQE_CHUNK)
+		mlx4dv_wc_copy64(dst + off, mlx4dv_sq_wrap(sq, wqe + off));
+	mlx4dv_wc_flush();
+	sq->bf_offset ^= sq->bf_buf_size;
+	return 1;
+}
+
+/* ---- One-call posts ---- */
+
+/* 1 for the QP types whose send WQE has a remote address segment. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_is_connected(const struct mlx4dv_sq_ring *sq)
+{
+	return sq->qp_type == IBV_QPT_RC || sq->qp_type == IBV_QPT_UC ||
+	       sq->qp_type == IBV_QPT_XRC_SEND;
+}
+
+/*
+ * mlx4dv_send_srcrb_flags - srcrb_flags (host order, for
+ * mlx4dv_wqe_set_ctrl()) of send_flags: SIGNALED -> CQ_UPDATE, SOLICITED
+ * -> SOLICIT, FENCE -> fence bit, MLX4DV_SEND_STRONG_ORDER,
+ * MLX4DV_SEND_FORCE_LOOPBACK, and bits 8..31 (the XRC SRQN) unchanged.
+ * IBV_SEND_IP_CSUM and tunnel bits are added by the posts that take them.
+ */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_send_srcrb_flags(uint32_t send_flags)
+{
+	return ((send_flags & IBV_SEND_SIGNALED) ? MLX4_WQE_CTRL_CQ_UPDATE : 0) |
+	       ((send_flags & IBV_SEND_SOLICITED) ? MLX4_WQE_CTRL_SOLICIT : 0) |
+	       ((send_flags & IBV_SEND_FENCE) ? MLX4_WQE_CTRL_FENCE : 0) |
+	       ((send_flags & MLX4DV_SEND_STRONG_ORDER) ?
+		MLX4_WQE_CTRL_STRONG_ORDER : 0) |
+	       ((send_flags & MLX4DV_SEND_FORCE_LOOPBACK) ?
+		MLX4DV_WQE_CTRL_FORCE_LOOPBACK : 0) |
+	       (send_flags & 0xffffff00U);
+}
+
+/* What follows the fixed segments of a WQE: gather entries, or inline data
+ * from gather entries, or inline data from one buffer (sg == NULL). */
+struct mlx4dv_sq_payload {
+	const struct ibv_sge	*sg;
+	uint32_t		num_sge;
+	const void		*data;
+	uint32_t		len;
+	int			is_inline;
+};
+
+/*
+ * mlx4dv_sq_payload_ds - validate a payload placed at ds offset
+ * fixed_ds of a WQE and give the WQE's total ds. Errors (nothing
+ * written): EINVAL for more gather entries than sq->max_gather, more
+ * inline bytes than sq->max_inline, a NULL list with entries, a WQE over
+ * 63 ds, or a WQE of more WQEBBs than sq->spare_wqes (the stamping ahead
+ * of a WQE must not reach into it; libmlx4's headroom, 2048 / stride + 1,
+ * always covers the largest WQE); ENOMEM when the ring has fewer free
+ * WQEBBs than the WQE needs.
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_payload_ds(const struct mlx4dv_sq_ring *sq, uint32_t fixed_ds,
+		     const struct mlx4dv_sq_payload *pl, uint32_t *ds_out)
+{
+	uint32_t ds;
+
+	if (pl->is_inline) {
+		uint64_t total = pl->len;
+
+		if (pl->sg) {
+			uint32_t i;
+
+			if (pl->num_sge > sq->max_gather)
+				return EINVAL;
+			total = 0;
+			for (i = 0; i < pl->num_sge; i++)
+				total += pl->sg[i].length;
+		} else if (pl->len && !pl->data) {
+			return EINVAL;
+		}
+		if (total > sq->max_inline)
+			return EINVAL;
+		ds = fixed_ds + mlx4dv_inline_ds((fixed_ds & 3) << 4,
+						 (uint32_t)total);
+	} else {
+		if (pl->num_sge > sq->max_gather || (pl->num_sge && !pl->sg))
+			return EINVAL;
+		ds = fixed_ds + pl->num_sge;
+	}
+	if (ds > MLX4DV_WQE_MAX_DS ||
+	    mlx4dv_sq_ds_to_wqebbs(sq, ds) > sq->spare_wqes)
+		return EINVAL;
+	if (mlx4dv_sq_ds_to_wqebbs(sq, ds) > mlx4dv_sq_room(sq))
+		return ENOMEM;
+	*ds_out = ds;
+	return 0;
+}
+
+/* Write a validated payload at ds offset fixed_ds of the WQE at wqe;
+ * may_wrap 0 when the WQE takes one WQEBB (then nothing can wrap). */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_sq_geom_write_payload(const struct mlx4dv_sq_geom *g, uint8_t *wqe,
+			     uint32_t fixed_ds,
+			     const struct mlx4dv_sq_payload *pl, int may_wrap)
+{
+	uint8_t *pos = wqe + (fixed_ds << 4);
+
+	if (may_wrap)
+		pos = mlx4dv_sq_geom_wrap(g, pos);
+	if (!pl->is_inline)
+		mlx4dv_sq_geom_write_data_segs(g, pos, pl->sg, pl->num_sge,
+					       may_wrap);
+	else if (pl->sg)
+		mlx4dv_sq_geom_write_inline(g, pos, pl->sg, pl->num_sge);
+	else
+		mlx4dv_sq_geom_write_inline_buf(g, pos, pl->data, pl->len);
+}
+
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_sq_write_payload(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
+			uint32_t fixed_ds, const struct mlx4dv_sq_payload *pl)
+{
+	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+
+	mlx4dv_sq_geom_write_payload(&g, wqe, fixed_ds, pl, 1);
+}
+
+/* send_flags every connected-QP post accepts; IBV_SEND_IP_CSUM is ignored
+ * there, as libmlx4 does. */
+#define MLX4DV_SEND_FLAGS_CONNECTED \
+	((uint32_t)(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
+		    IBV_SEND_INLINE | IBV_SEND_IP_CSUM | \
+		    MLX4DV_SEND_STRONG_ORDER | MLX4DV_SEND_FORCE_LOOPBACK))
+
+/* Check send_flags for a connected QP: known bits only; SRQN bits on
+ * XRC_SEND only. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_connected_flags_ok(const struct mlx4dv_sq_ring *sq,
+			     uint32_t send_flags)
+{
+	uint32_t bad = send_flags & ~MLX4DV_SEND_FLAGS_CONNECTED;
+
+	if (sq->qp_type == IBV_QPT_XRC_SEND)
+		bad &= ~0xffffff00U;
+	return !bad;
+}
+
+/*
+ * mlx4dv_sq_post_connected - common body of the RC/UC/XRC posts.
+ * opcode: MLX4_OPCODE_*; raddr/rkey used when with_raddr; imm stored as
+ * given. Validates (QP type, flags, payload, room) before writing.
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
+			 int with_raddr, uint64_t raddr, uint32_t rkey,
+			 __be32 imm, uint32_t send_flags,
+			 const struct mlx4dv_sq_payload *pl)
+{
+	uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS + (with_raddr ? 1 : 0);
+	struct mlx4_wqe_ctrl_seg *ctrl;
+	struct mlx4dv_sq_geom g;
+	uint32_t ds, wqebbs;
+	int err;
+
+	if (!mlx4dv_sq_is_connected(sq) ||
+	    !mlx4dv_sq_connected_flags_ok(sq, send_flags))
+		return EINVAL;
+	err = mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
+	if (err)
+		return err;
+	g = mlx4dv_sq_geom_load(sq);
+	wqebbs = ((ds << 4) + (1U << g.wqe_shift) - 1) >> g.wqe_shift;
+	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
+	if (with_raddr)
+		mlx4dv_wqe_set_raddr_seg((struct mlx4_wqe_raddr_seg *)(ctrl + 1),
+					 raddr, rkey);
+	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
+				     wqebbs > 1);
+	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), imm);
+	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, wqebbs);
+	return 0;
+}
+
+/*
+ * The one-call posts below build one WQE at sq->head and finish it
+ * (owner word last, stamping, head advanced); they do not ring the
+ * doorbell: call mlx4dv_sq_ring_doorbell() after a batch, or
+ * mlx4dv_sq_post_bf(sq, head_before) for a single WQE.
+ *
+ * Common arguments:
+ *  sg, num_sge: gather list (ibv_sge: addr, length in bytes, lkey; host
+ *               order), 0..sq->max_gather entries; a zero length is
+ *               encoded as MLX4DV_DATA_SEG_ZERO_LENGTH. With
+ *               IBV_SEND_INLINE in send_flags the listed bytes are copied
+ *               into the WQE instead (total <= sq->max_inline).
+ *  data, len:   the *_inline forms: len bytes (<= sq->max_inline) copied
+ *               into the WQE; data may be NULL when len is 0.
+ *  raddr, rkey: remote virtual address and rkey, host order.
+ *  send_flags:  IBV_SEND_SIGNALED, IBV_SEND_SOLICITED, IBV_SEND_FENCE,
+ *               IBV_SEND_INLINE, MLX4DV_SEND_STRONG_ORDER,
+ *               MLX4DV_SEND_FORCE_LOOPBACK, and on XRC_SEND QPs
+ *               MLX4DV_SEND_XRC_SRQN(srqn); IBV_SEND_IP_CSUM is ignored
+ *               on connected QPs (as libmlx4).
+ * Returns 0, or (nothing written to the ring, head unchanged):
+ *  EINVAL  wrong QP type for the operation, unknown flag bits, more
+ *          entries or inline bytes than the ring allows, a WQE over 63 ds,
+ *          NULL where a pointer is needed, misaligned atomic address;
+ *  ENOMEM  the ring has fewer free WQEBBs than the WQE needs (complete
+ *          some with mlx4dv_sq_complete()).
+ * WQE layouts (PRM; libmlx4 qp.c mlx4_post_send): ctrl | raddr (writes,
+ * reads, atomics) | atomic (atomics) | data or inline.
+ */
+
+/* SEND (opcode MLX4_OPCODE_SEND) on RC, UC or XRC_SEND. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_send(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
+		    uint32_t num_sge, uint32_t send_flags)
+{
+	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+					!!(send_flags & IBV_SEND_INLINE) };
+
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND, 0, 0, 0, 0,
+					send_flags, &pl);
+}
+
+/* SEND of one inline buffer. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_send_inline(struct mlx4dv_sq_ring *sq, const void *data,
+			   uint32_t len, uint32_t send_flags)
+{
+	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND, 0, 0, 0, 0,
+					send_flags, &pl);
+}
+
+/* SEND_WITH_IMM (MLX4_OPCODE_SEND_IMM); imm big-endian as the receiver
+ * will read it (ibv_send_wr.imm_data). */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_send_imm(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
+			uint32_t num_sge, uint32_t send_flags, __be32 imm)
+{
+	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+					!!(send_flags & IBV_SEND_INLINE) };
+
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
+					send_flags, &pl);
+}
+
+/* SEND_WITH_IMM of one inline buffer. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_send_imm_inline(struct mlx4dv_sq_ring *sq, const void *data,
+			       uint32_t len, uint32_t send_flags, __be32 imm)
+{
+	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
+					send_flags, &pl);
+}
+
+/* SEND_WITH_INV (MLX4_OPCODE_SEND_INVAL) on RC or XRC_SEND: the receiver
+ * invalidates invalidate_rkey (host order, stored big-endian in imm). */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_send_inv(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
+			uint32_t num_sge, uint32_t send_flags,
+			uint32_t invalidate_rkey)
+{
+	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+					!!(send_flags & IBV_SEND_INLINE) };
+
+	if (sq->qp_type == IBV_QPT_UC)
+		return EINVAL;
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
+					mlx4dv_cpu_to_be32(invalidate_rkey),
+					send_flags, &pl);
+}
+
+/* SEND_WITH_INV of one inline buffer. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_send_inv_inline(struct mlx4dv_sq_ring *sq, const void *data,
+			       uint32_t len, uint32_t send_flags,
+			       uint32_t invalidate_rkey)
+{
+	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+
+	if (sq->qp_type == IBV_QPT_UC)
+		return EINVAL;
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
+					mlx4dv_cpu_to_be32(invalidate_rkey),
+					send_flags, &pl);
+}
+
+/* RDMA WRITE (MLX4_OPCODE_RDMA_WRITE) on RC, UC or XRC_SEND. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_write(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
+		     uint32_t num_sge, uint64_t raddr, uint32_t rkey,
+		     uint32_t send_flags)
+{
+	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+					!!(send_flags & IBV_SEND_INLINE) };
+
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
+					rkey, 0, send_flags, &pl);
+}
+
+/* RDMA WRITE of one inline buffer. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_write_inline(struct mlx4dv_sq_ring *sq, const void *data,
+			    uint32_t len, uint64_t raddr, uint32_t rkey,
+			    uint32_t send_flags)
+{
+	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
+					rkey, 0, send_flags, &pl);
+}
+
+/* RDMA WRITE_WITH_IMM (MLX4_OPCODE_RDMA_WRITE_IMM); imm big-endian as the
+ * receiver will read it. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_write_imm(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
+			 uint32_t num_sge, uint64_t raddr, uint32_t rkey,
+			 uint32_t send_flags, __be32 imm)
+{
+	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+					!!(send_flags & IBV_SEND_INLINE) };
+
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
+					raddr, rkey, imm, send_flags, &pl);
+}
+
+/* RDMA WRITE_WITH_IMM of one inline buffer. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_write_imm_inline(struct mlx4dv_sq_ring *sq, const void *data,
+				uint32_t len, uint64_t raddr, uint32_t rkey,
+				uint32_t send_flags, __be32 imm)
+{
+	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
+					raddr, rkey, imm, send_flags, &pl);
+}
+
+/* RDMA READ (MLX4_OPCODE_RDMA_READ) on RC or XRC_SEND into the gather list
+ * sg (scatter targets). IBV_SEND_INLINE: EINVAL. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_read(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
+		    uint32_t num_sge, uint64_t raddr, uint32_t rkey,
+		    uint32_t send_flags)
+{
+	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0, 0 };
+
+	if (sq->qp_type == IBV_QPT_UC || (send_flags & IBV_SEND_INLINE))
+		return EINVAL;
+	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_READ, 1, raddr,
+					rkey, 0, send_flags, &pl);
+}
+
+/* Common body of the atomics: ctrl | raddr | atomic | one data segment. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_atomic(struct mlx4dv_sq_ring *sq, uint32_t opcode,
+		      const struct ibv_sge *result, uint64_t raddr,
+		      uint32_t rkey, uint64_t swap_add, uint64_t compare,
+		      uint32_t send_flags)
+{
+	const uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_RADDR_DS +
+				  MLX4DV_WQE_ATOMIC_DS;
+	struct mlx4dv_sq_payload pl = { result, 1, NULL, 0, 0 };
+	struct mlx4_wqe_ctrl_seg *ctrl;
+	struct mlx4_wqe_atomic_seg *aseg;
+	struct mlx4dv_sq_geom g;
+	uint32_t ds, wqebbs;
+	int err;
+
+	if ((sq->qp_type != IBV_QPT_RC && sq->qp_type != IBV_QPT_XRC_SEND) ||
+	    !mlx4dv_sq_connected_flags_ok(sq, send_flags) ||
+	    (send_flags & IBV_SEND_INLINE) || !result || (raddr & 7))
+		return EINVAL;
+	err = mlx4dv_sq_payload_ds(sq, fixed_ds, &pl, &ds);
+	if (err)
+		return err;
+	g = mlx4dv_sq_geom_load(sq);
+	wqebbs = ((ds << 4) + (1U << g.wqe_shift) - 1) >> g.wqe_shift;
+	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
+	mlx4dv_wqe_set_raddr_seg((struct mlx4_wqe_raddr_seg *)(ctrl + 1),
+				 raddr, rkey);
+	aseg = (struct mlx4_wqe_atomic_seg *)((uint8_t *)ctrl + 32);
+	aseg->swap_add = mlx4dv_cpu_to_be64(swap_add);
+	aseg->compare = mlx4dv_cpu_to_be64(compare);
+	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, &pl,
+				     wqebbs > 1);
+	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), 0);
+	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, wqebbs);
+	return 0;
+}
+
+/* ATOMIC compare-and-swap (MLX4_OPCODE_ATOMIC_CS) of the 8 bytes at raddr
+ * (8-byte aligned) on RC or XRC_SEND: if equal to compare, replace with
+ * swap; the old value lands in result (one entry, 8 bytes). */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_cas(struct mlx4dv_sq_ring *sq, const struct ibv_sge *result,
+		   uint64_t raddr, uint32_t rkey, uint64_t compare,
+		   uint64_t swap, uint32_t send_flags)
+{
+	return mlx4dv_sq_post_atomic(sq, MLX4_OPCODE_ATOMIC_CS, result, raddr,
+				     rkey, swap, compare, send_flags);
+}
+
+/* ATOMIC fetch-and-add (MLX4_OPCODE_ATOMIC_FA) of add to the 8 bytes at
+ * raddr (8-byte aligned); the old value lands in result. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_faa(struct mlx4dv_sq_ring *sq, const struct ibv_sge *result,
+		   uint64_t raddr, uint32_t rkey, uint64_t add,
+		   uint32_t send_flags)
+{
+	return mlx4dv_sq_post_atomic(sq, MLX4_OPCODE_ATOMIC_FA, result, raddr,
+				     rkey, add, 0, send_flags);
+}
+
+/* Common body of UD sends: ctrl | datagram | data or inline. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_ud(struct mlx4dv_sq_ring *sq, uint32_t opcode,
+		  const struct mlx4dv_ud_av *dest, uint32_t remote_qpn,
+		  uint32_t remote_qkey, __be32 imm, uint32_t send_flags,
+		  const struct mlx4dv_sq_payload *pl)
+{
+	const uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_DATAGRAM_DS;
+	const uint32_t allowed = IBV_SEND_FENCE | IBV_SEND_SIGNALED |
+		IBV_SEND_SOLICITED | IBV_SEND_INLINE | IBV_SEND_IP_CSUM |
+		MLX4DV_SEND_STRONG_ORDER | MLX4DV_SEND_FORCE_LOOPBACK;
+	struct mlx4_wqe_ctrl_seg *ctrl;
+	struct mlx4dv_sq_geom g;
+	uint32_t ds, srcrb, wqebbs;
+	int err;
+
+	if (sq->qp_type != IBV_QPT_UD || !dest || (send_flags & ~allowed))
+		return EINVAL;
+	err = mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
+	if (err)
+		return err;
+	srcrb = mlx4dv_send_srcrb_flags(send_flags);
+	if (send_flags & IBV_SEND_IP_CSUM)
+		srcrb |= MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM;
+	g = mlx4dv_sq_geom_load(sq);
+	wqebbs = ((ds << 4) + (1U << g.wqe_shift) - 1) >> g.wqe_shift;
+	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
+	mlx4dv_wqe_set_datagram_seg((struct mlx4_wqe_datagram_seg *)(ctrl + 1),
+				    dest, remote_qpn, remote_qkey);
+	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
+				     wqebbs > 1);
+	mlx4dv_wqe_set_ctrl(ctrl, ds, srcrb, imm);
+	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, wqebbs);
+	return 0;
+}
+
+/*
+ * UD SEND to dest (mlx4dv_ud_av_init()), remote_qpn, remote_qkey (host
+ * order). IBV_SEND_IP_CSUM asks for IPoIB checksum offload (IP and
+ * TCP/UDP; libmlx4 rejects it when the device lacks
+ * IBV_DEVICE_UD_IP_CSUM, which this header cannot see: check
+ * ibv_query_device() first).
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_ud_send(struct mlx4dv_sq_ring *sq,
+		       const struct mlx4dv_ud_av *dest, uint32_t remote_qpn,
+		       uint32_t remote_qkey, const struct ibv_sge *sg,
+		       uint32_t num_sge, uint32_t send_flags)
+{
+	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+					!!(send_flags & IBV_SEND_INLINE) };
+
+	return mlx4dv_sq_post_ud(sq, MLX4_OPCODE_SEND, dest, remote_qpn,
+				 remote_qkey, 0, send_flags, &pl);
+}
+
+/* UD SEND of one inline buffer. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_ud_send_inline(struct mlx4dv_sq_ring *sq,
+			      const struct mlx4dv_ud_av *dest,
+			      uint32_t remote_qpn, uint32_t remote_qkey,
+			      const void *data, uint32_t len,
+			      uint32_t send_flags)
+{
+	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+
+	return mlx4dv_sq_post_ud(sq, MLX4_OPCODE_SEND, dest, remote_qpn,
+				 remote_qkey, 0, send_flags, &pl);
+}
+
+/* Common body of raw Ethernet sends: ctrl | [lso] | data or inline. */
+static inline int
+mlx4dv_sq_post_eth_common(struct mlx4dv_sq_ring *sq,
+			  const struct mlx4dv_sq_payload *pl,
+			  uint32_t send_flags, uint16_t vlan_tci,
+			  uint16_t mss, const void *header, uint16_t header_size)
+{
+	const uint32_t allowed = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
+		IBV_SEND_FENCE | IBV_SEND_INLINE | IBV_SEND_IP_CSUM |
+		MLX4DV_SEND_TUNNEL_CSUM | MLX4DV_SEND_FORCE_LOOPBACK |
+		MLX4DV_SEND_STRONG_ORDER | MLX4DV_SEND_INS_CVLAN |
+		MLX4DV_SEND_INS_SVLAN;
+	uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS;
+	uint32_t opcode = MLX4_OPCODE_SEND, srcrb, ds;
+	struct mlx4_wqe_ctrl_seg *ctrl;
+	uint8_t dmac[6];
+	int err;
+
+	if (sq->qp_type != IBV_QPT_RAW_PACKET || (send_flags & ~allowed) ||
+	    ((send_flags & MLX4DV_SEND_INS_CVLAN) &&
+	     (send_flags & MLX4DV_SEND_INS_SVLAN)))
+		return EINVAL;
+	if (header) {
+		if (!mss || header_size < 6)
+			return EINVAL;
+		fixed_ds += mlx4dv_wqe_lso_ds(header_size);
+		opcode = MLX4_OPCODE_LSO;
+		if (mlx4dv_wqe_lso_ds(header_size) > 4)
+			opcode |= MLX4DV_WQE_CTRL_LSO_BIG_HEADER;
+		memcpy(dmac, header, 6);
+	} else if (pl->sg) {
+		if (!pl->num_sge || pl->sg[0].length < 6 || !pl->sg[0].addr)
+			return EINVAL;
+		memcpy(dmac, (const void *)(uintptr_t)pl->sg[0].addr, 6);
+	} else {
+		if (pl->len < 6 || !pl->data)
+			return EINVAL;
+		memcpy(dmac, pl->data, 6);
+	}
+	err = mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
+	if (err)
+		return err;
+	srcrb = mlx4dv_send_srcrb_flags(send_flags & 0xff) |
+		MLX4_WQE_CTRL_SOLICIT;
+	if (send_flags & MLX4DV_SEND_TUNNEL_CSUM) {
+		opcode |= MLX4DV_WQE_CTRL_INNER_IP_CSUM |
+			  MLX4DV_WQE_CTRL_INNER_L4_CSUM;
+		if (send_flags & IBV_SEND_IP_CSUM)
+			srcrb |= MLX4_WQE_CTRL_IP_HDR_CSUM;
+	} else if (send_flags & IBV_SEND_IP_CSUM) {
+		srcrb |= MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM;
+	}
+	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_wqebb(sq, sq->head);
+	mlx4dv_sq_write_payload(sq, (uint8_t *)ctrl, fixed_ds, pl);
+	if (header)
+		mlx4dv_sq_write_lso_seg(sq, ctrl + 1, mss, header, header_size);
+	mlx4dv_wqe_set_ctrl(ctrl, ds, srcrb, 0);
+	mlx4dv_wqe_set_ctrl_dmac(ctrl, dmac);
+	if (send_flags & (MLX4DV_SEND_INS_CVLAN | MLX4DV_SEND_INS_SVLAN))
+		mlx4dv_wqe_set_ctrl_vlan(ctrl, vlan_tci,
+			(send_flags & MLX4DV_SEND_INS_SVLAN) ?
+			MLX4DV_WQE_CTRL_INS_SVLAN : MLX4DV_WQE_CTRL_INS_CVLAN);
+	mlx4dv_sq_wqe_finish(sq, ctrl, opcode);
+	return 0;
+}
+
+/*
+ * Raw Ethernet send (RAW_PACKET QP) of the frame in sg (gather, or copied
+ * inline with IBV_SEND_INLINE); the first entry must hold the destination
+ * MAC (>= 6 bytes), which is copied into the control segment for loopback
+ * (libmlx4 qp.c). SOLICIT (no ICRC) is always set. send_flags also take
+ * IBV_SEND_IP_CSUM (IP and TCP/UDP checksum; libmlx4 rejects it without
+ * IBV_DEVICE_RAW_IP_CSUM), MLX4DV_SEND_TUNNEL_CSUM and
+ * MLX4DV_SEND_INS_CVLAN or MLX4DV_SEND_INS_SVLAN with vlan_tci (host
+ * order) inserted by the device; vlan_tci is ignored without them.
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_eth(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
+		   uint32_t num_sge, uint32_t send_flags, uint16_t vlan_tci)
+{
+	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+					!!(send_flags & IBV_SEND_INLINE) };
+
+	if (!sg)
+		return EINVAL;
+	return mlx4dv_sq_post_eth_common(sq, &pl, send_flags, vlan_tci, 0,
+					 NULL, 0);
+}
+
+/* Raw Ethernet send of one frame of len bytes (>= 6) copied inline. */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_eth_inline(struct mlx4dv_sq_ring *sq, const void *frame,
+			  uint32_t len, uint32_t send_flags, uint16_t vlan_tci)
+{
+	struct mlx4dv_sq_payload pl = { NULL, 0, frame, len, 1 };
+
+	return mlx4dv_sq_post_eth_common(sq, &pl, send_flags, vlan_tci, 0,
+					 NULL, 0);
+}
+
+/* What an LSO (TSO) send repeats in every segment. */
+struct mlx4dv_lso_attr {
+	const void		*header;	/* L2..L4 headers of the frame */
+	uint16_t		header_size;	/* bytes, >= 6 */
+	uint16_t		mss;		/* payload bytes per segment, > 0 */
+};
+
+/*
+ * Raw Ethernet LSO send (MLX4_OPCODE_LSO): ctrl | LSO segment (mss,
+ * header inline, padded to 16 bytes; MLX4DV_WQE_CTRL_LSO_BIG_HEADER when
+ * it exceeds 64 bytes) | gather entries with the payload. The destination
+ * MAC comes from the header. Set IBV_SEND_IP_CSUM (the device rewrites
+ * IP and TCP checksums per segment). (kernel mlx4_en en_tx.c, mlx4_ib
+ * qp.c build_lso_seg.)
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_post_eth_lso(struct mlx4dv_sq_ring *sq,
+		       const struct mlx4dv_lso_attr *lso,
+		       const struct ibv_sge *sg, uint32_t num_sge,
+		       uint32_t send_flags, uint16_t vlan_tci)
+{
+	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0, 0 };
+
+	if (!lso || !lso->header || (send_flags & IBV_SEND_INLINE))
+		return EINVAL;
+	return mlx4dv_sq_post_eth_common(sq, &pl, send_flags, vlan_tci,
+					 lso->mss, lso->header,
+					 lso->header_size);
+}
+
+/* ---- Posting an ibv_send_wr ---- */
+
+/*
+ * mlx4dv_send_wr_bf_candidate - 1 when libmlx4 would post this single
+ * work request by BlueFlame (given room in the BlueFlame buffer): inline
+ * data of more than 0 bytes, an RDMA read, or an RDMA write without
+ * gather entries on a connected QP. (libmlx4 qp.c mlx4_post_send: the
+ * `inl` condition.)
+ */
+static inline int
+mlx4dv_send_wr_bf_candidate(const struct mlx4dv_sq_ring *sq,
+			    const struct ibv_send_wr *wr)
+{
+	if ((wr->send_flags & IBV_SEND_INLINE) && wr->num_sge > 0) {
+		int i;
+
+		for (i = 0; i < wr->num_sge; i++)
+			if (wr->sg_list[i].length)
+				return 1;
+		return 0;
+	}
+	if (!mlx4dv_sq_is_connected(sq))
+		return 0;
+	return wr->opcode == IBV_WR_RDMA_READ ||
+	       ((wr->opcode == IBV_WR_RDMA_WRITE ||
+		 wr->opcode == IBV_WR_RDMA_WRITE_WITH_IMM) && !wr->num_sge);
+}
+
+/*
+ * mlx4dv_sq_post_send_wr - build the WQE of one ibv_send_wr (wr->next is
+ * not followed) exactly as libmlx4's ibv_post_send() would, without
+ * ringing the doorbell; records wr->wr_id when sq->wrid is set.
+ *
+ * Opcodes: SEND, SEND_WITH_IMM on every QP type but raw packet (SEND
+ * only there); RDMA_WRITE(_WITH_IMM) on RC/UC/XRC; RDMA_READ, atomics,
+ * SEND_WITH_INV on RC/XRC; LOCAL_INV and BIND_MW (no gather entries,
+ * strong ordering added) on RC/UC/XRC. ud_dest: the destination of a UD
+ * work request (wr->wr.ud.ah is not read: libmlx4 keeps its AV private),
+ * ignored otherwise. On XRC_SEND, wr->qp_type.xrc.remote_srqn goes to
+ * srcrb_flags. send_flags: the IBV_SEND_* flags (IP_CSUM on UD and raw
+ * packet QPs).
+ *
+ * Returns 0, EINVAL (opcode not valid for the QP type, num_sge < 0 or
+ * over sq->max_gather, inline bytes over sq->max_inline, IBV_SEND_INLINE
+ * on a read or atomic, gather entries on LOCAL_INV/BIND_MW, raw packet
+ * frame shorter than 6 bytes in its first entry, missing ud_dest), or
+ * ENOMEM (no room); nothing is written on error. libmlx4 returns ENOMEM
+ * for too many entries or inline bytes.
+ */
+static inline int
+mlx4dv_sq_post_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
+		       const struct mlx4dv_ud_av *ud_dest)
+{
+	struct mlx4dv_sq_payload pl;
+	uint32_t flags;
+	uint64_t saved_wrid = 0;
+	uint32_t slot = sq->head & (sq->wqe_cnt - 1);
+	int err = EINVAL;
+
+	if (!wr || wr->num_sge < 0 ||
+	    (wr->send_flags & ~(uint32_t)(IBV_SEND_FENCE | IBV_SEND_SIGNALED |
+		IBV_SEND_SOLICITED | IBV_SEND_INLINE | IBV_SEND_IP_CSUM)))
+		return EINVAL;
+	flags = wr->send_flags;
+	pl.sg = wr->sg_list;
+	pl.num_sge = (uint32_t)wr->num_sge;
+	pl.data = NULL;
+	pl.len = 0;
+	pl.is_inline = (flags & IBV_SEND_INLINE) && wr->num_sge;
+	if (!pl.is_inline)
+		flags &= ~(uint32_t)IBV_SEND_INLINE;
+	if (sq->qp_type == IBV_QPT_XRC_SEND) {
+		if (wr->qp_type.xrc.remote_srqn > 0xffffff)
+			return EINVAL;
+		flags |= MLX4DV_SEND_XRC_SRQN(wr->qp_type.xrc.remote_srqn);
+	}
+	if (sq->wrid)
+		saved_wrid = sq->wrid[slot];
+	mlx4dv_sq_set_wr_id(sq, wr->wr_id);
+
+	if (sq->qp_type == IBV_QPT_UD) {
+		if (wr->opcode == IBV_WR_SEND)
+			err = mlx4dv_sq_post_ud(sq, MLX4_OPCODE_SEND, ud_dest,
+				wr->wr.ud.remote_qpn, wr->wr.ud.remote_qkey, 0,
+				flags, &pl);
+		else if (wr->opcode == IBV_WR_SEND_WITH_IMM)
+			err = mlx4dv_sq_post_ud(sq, MLX4_OPCODE_SEND_IMM,
+				ud_dest, wr->wr.ud.remote_qpn,
+				wr->wr.ud.remote_qkey, wr->imm_data, flags, &pl);
+	} else if (sq->qp_type == IBV_QPT_RAW_PACKET) {
+		if (wr->opcode == IBV_WR_SEND && wr->sg_list)
+			err = mlx4dv_sq_post_eth_common(sq, &pl, flags, 0, 0,
+							NULL, 0);
+	} else if (mlx4dv_sq_is_connected(sq)) {
+		int rc_only = sq->qp_type != IBV_QPT_UC;
+
+		flags &= ~(uint32_t)IBV_SEND_IP_CSUM;
+		switch (wr->opcode) {
+		case IBV_WR_SEND:
+			err = mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND, 0,
+				0, 0, 0, flags, &pl);
+			break;
+		case IBV_WR_SEND_WITH_IMM:
+			err = mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_IMM,
+				0, 0, 0, wr->imm_data, flags, &pl);
+			break;
+		case IBV_WR_SEND_WITH_INV:
+			if (rc_only)
+				err = mlx4dv_sq_post_connected(sq,
+					MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
+					mlx4dv_cpu_to_be32(wr->invalidate_rkey),
+					flags, &pl);
+			break;
+		case IBV_WR_RDMA_WRITE:
+			err = mlx4dv_sq_post_connected(sq,
+				MLX4_OPCODE_RDMA_WRITE, 1,
+				wr->wr.rdma.remote_addr, wr->wr.rdma.rkey, 0,
+				flags, &pl);
+			break;
+		case IBV_WR_RDMA_WRITE_WITH_IMM:
+			err = mlx4dv_sq_post_connected(sq,
+				MLX4_OPCODE_RDMA_WRITE_IMM, 1,
+				wr->wr.rdma.remote_addr, wr->wr.rdma.rkey,
+				wr->imm_data, flags, &pl);
+			break;
+		case IBV_WR_RDMA_READ:
+			if (rc_only && !pl.is_inline)
+				err = mlx4dv_sq_post_connected(sq,
+					MLX4_OPCODE_RDMA_READ, 1,
+					wr->wr.rdma.remote_addr,
+					wr->wr.rdma.rkey, 0, flags, &pl);
+			break;
+		case IBV_WR_ATOMIC_CMP_AND_SWP:
+		case IBV_WR_ATOMIC_FETCH_AND_ADD:
+			if (wr->num_sge == 1 && !pl.is_inline) {
+				int cas = wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP;
+
+				err = mlx4dv_sq_post_atomic(sq, cas ?
+					MLX4_OPCODE_ATOMIC_CS :
+					MLX4_OPCODE_ATOMIC_FA, wr->sg_list,
+					wr->wr.atomic.remote_addr,
+					wr->wr.atomic.rkey,
+					cas ? wr->wr.atomic.swap :
+					wr->wr.atomic.compare_add,
+					cas ? wr->wr.atomic.compare_add : 0,
+					flags);
+			}
+			break;
+		case IBV_WR_LOCAL_INV:
+		case IBV_WR_BIND_MW:
+			if (!wr->num_sge && (wr->opcode == IBV_WR_LOCAL_INV ||
+			    (wr->bind_mw.mw && wr->bind_mw.bind_info.mr))) {
+				struct mlx4dv_sq_payload none = { NULL, 0, NULL,
+								  0, 0 };
+				uint32_t ds, fixed = MLX4DV_WQE_CTRL_DS + 2;
+				struct mlx4_wqe_ctrl_seg *ctrl;
+
+				if (!mlx4dv_sq_connected_flags_ok(sq, flags))
+					break;
+				err = mlx4dv_sq_payload_ds(sq, fixed, &none,
+							   &ds);
+				if (err)
+					break;
+				ctrl = (struct mlx4_wqe_ctrl_seg *)
+					mlx4dv_sq_wqebb(sq, sq->head);
+				if (wr->opcode == IBV_WR_LOCAL_INV) {
+					mlx4dv_wqe_set_local_inval_seg(
+						(struct mlx4_wqe_local_inval_seg *)
+						(ctrl + 1), wr->invalidate_rkey);
+				} else {
+					struct mlx4dv_bind_mw_attr b;
+
+					b.addr = wr->bind_mw.bind_info.addr;
+					b.length = wr->bind_mw.bind_info.length;
+					b.new_rkey = wr->bind_mw.rkey;
+					b.mr_lkey =
+						wr->bind_mw.bind_info.mr->lkey;
+					b.access = wr->bind_mw.bind_info
+						.mw_access_flags;
+					b.mw_type = wr->bind_mw.mw->type;
+					mlx4dv_wqe_set_bind_seg(
+						(struct mlx4_wqe_bind_seg *)
+						(ctrl + 1), &b);
+				}
+				mlx4dv_wqe_set_ctrl(ctrl, ds,
+					mlx4dv_send_srcrb_flags(flags) |
+					MLX4_WQE_CTRL_STRONG_ORDER, 0);
+				mlx4dv_sq_wqe_finish(sq, ctrl,
+					wr->opcode == IBV_WR_LOCAL_INV ?
+					MLX4_OPCODE_LOCAL_INVAL :
+					MLX4_OPCODE_BIND_MW);
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (err && sq->wrid)
+		sq->wrid[slot] = saved_wrid;
+	return err;
+}
 
 /* ======================================================================
  * Part 5. Completion and receive path.
  * ====================================================================== */
-/*@@COMPLETION@@*/
+/*
+ * The completion side of a queue pair: CQ polling, CQE decoding, CQ arming,
+ * and the receive rings (the RQ of a QP, a receive WQ, an SRQ) that the
+ * receive completions give back. Every fact below comes from rdma-core 44.0
+ * providers/mlx4 (cq.c, qp.c, srq.c, verbs.c), the Linux mlx4_ib and
+ * mlx4_en drivers (drivers/infiniband/hw/mlx4/cq.c,
+ * include/linux/mlx4/cq.h) or DPDK drivers/net/mlx4 (mlx4_prm.h,
+ * mlx4_rxtx.c); each function names its source.
+ *
+ * Errors are positive errno values, as ibv_post_recv() returns them. A
+ * function that fails writes nothing to the ring or the device.
+ */
+
+/* ---- 5.1 CQE bits rdma-core's header does not name -------------------- */
+
+/*
+ * Bits of mlx4_cqe.vlan_my_qpn (host order after mlx4dv_be32_to_cpu()),
+ * above the 24-bit QPN. Source: include/linux/mlx4/cq.h (MLX4_CQE_*_MASK,
+ * MLX4_CQE_L2_TUNNEL*), DPDK mlx4_prm.h. MLX4DV_CQE_CVLAN_PRESENT equals
+ * rdma-core's MLX4_CQE_VLAN_PRESENT_MASK.
+ */
+enum mlx4dv_cqe_qpn_word_bits {
+	MLX4DV_CQE_L2_TUNNEL_IPV4	= 1 << 25,
+	MLX4DV_CQE_L2_TUNNEL_L4_CSUM	= 1 << 26,
+	MLX4DV_CQE_L2_TUNNEL		= 1 << 27,
+	MLX4DV_CQE_CVLAN_PRESENT	= 1 << 29,
+	MLX4DV_CQE_SVLAN_PRESENT	= 1 << 30,
+};
+/* Inner IP header checksum of a tunnelled packet is good (bit 31: above
+ * INT_MAX, so a macro). */
+#define MLX4DV_CQE_L2_TUNNEL_IPOK	(1U << 31)
+
+/* The XRC bit of a receive CQE's QPN: the SRQ number is then in the low 24
+ * bits of g_mlpath_rqpn (rdma-core providers/mlx4/mlx4.h MLX4_XRC_QPN_BIT,
+ * cq.c mlx4_parse_cqe). */
+enum {
+	MLX4DV_CQE_XRC_QPN_BIT		= 1 << 23,
+};
+
+/*
+ * Receive packet-type and checksum bits of mlx4_cqe.status (host order
+ * after mlx4dv_be32_to_cpu()). The kernel reads the same 32 bits as a
+ * 16-bit status (bits 16..31 here), ipv6_ext_mask (8..15) and badfcs_enc
+ * (0..7). Sources: DPDK mlx4_prm.h (MLX4_CQE_STATUS_*),
+ * include/linux/mlx4/cq.h, rdma-core mlx4dv.h (enum mlx4_cqe_status).
+ * Valid on raw-packet (Ethernet) and UD-over-IB receives on devices that
+ * offer receive checksum; see mlx4dv_cqe_ip_csum_ok().
+ */
+enum mlx4dv_cqe_status_bits {
+	MLX4DV_CQE_STATUS_L4_CSUM_OK	= 1 << 2,
+	MLX4DV_CQE_STATUS_IPV6_FRAG	= 1 << 12,
+	MLX4DV_CQE_STATUS_IPV4		= 1 << 22,
+	MLX4DV_CQE_STATUS_IPV4_FRAG	= 1 << 23,
+	MLX4DV_CQE_STATUS_IPV6		= 1 << 24,
+	MLX4DV_CQE_STATUS_IPV4_OPT	= 1 << 25,
+	MLX4DV_CQE_STATUS_TCP		= 1 << 26,
+	MLX4DV_CQE_STATUS_UDP		= 1 << 27,
+	MLX4DV_CQE_STATUS_IP_HDR_CSUM_OK = 1 << 28,
+};
+
+/*
+ * What the decoder must know about the QP a receive CQE belongs to, which
+ * the CQE itself does not say (libmlx4 keeps both per QP: mlx4_qp.link_layer
+ * and MLX4_RX_CSUM_VALID in qp_cap_cache, set in verbs.c mlx4_modify_qp).
+ */
+enum mlx4dv_cqe_rx_flags {
+	/* The port's link layer is Ethernet (RoCE, raw packet): the SL is the
+	 * top 3 bits of sl_vid, and sl_vid carries the VLAN ID. */
+	MLX4DV_CQE_RX_ETHERNET		= 1 << 0,
+	/* The checksum bits are valid for this QP: libmlx4 sets this for a
+	 * raw-packet QP on Ethernet when the device reports
+	 * IBV_DEVICE_RAW_IP_CSUM, and for a UD QP on InfiniBand with
+	 * IBV_DEVICE_UD_IP_CSUM. Only then is IBV_WC_IP_CSUM_OK reported. */
+	MLX4DV_CQE_RX_CSUM_VALID	= 1 << 1,
+};
+
+/* ---- 5.2 Finding and consuming CQEs ------------------------------------ */
+
+/*
+ * mlx4dv_cq_cqe - the valid 32 bytes of CQE n (free-running index; slot
+ * n & (cqe_cnt - 1)). For 64-byte CQEs that is the second half of the slot
+ * (rdma-core cq.c get_sw_cqe). Does not test ownership.
+ */
+static MLX4DV_ALWAYS_INLINE
+struct mlx4_cqe *mlx4dv_cq_cqe(const struct mlx4dv_cq_ring *cq, uint32_t n)
+{
+	size_t slot_end = ((size_t)(n & (cq->cqe_cnt - 1)) + 1) * cq->cqe_size;
+
+	return (struct mlx4_cqe *)(cq->buf + slot_end - sizeof(struct mlx4_cqe));
+}
+
+/*
+ * mlx4dv_cqe_sw_owned - 1 when the CQE at free-running index n belongs to
+ * software: its owner bit (0x80 of the last byte) equals the lap parity
+ * (n & cqe_cnt) != 0. The device flips the owner bit each lap it writes.
+ * The byte is read with a relaxed atomic load so that a polling loop
+ * re-reads it (the compiler may not hoist it) while the address still
+ * folds into one instruction.
+ * (rdma-core cq.c get_sw_cqe; PRM CQE owner field.)
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_cqe_sw_owned(const struct mlx4_cqe *cqe, uint32_t n,
+			uint32_t cqe_cnt)
+{
+	/* The owner bit sign-extended to all 32 bits: 0 or ~0. XORed into n,
+	 * it clears the lap-parity bit exactly when the two agree. */
+	int32_t owner = (int8_t)__atomic_load_n(&cqe->owner_sr_opcode,
+						__ATOMIC_RELAXED);
+
+	return !(((uint32_t)(owner >> 7) ^ n) & cqe_cnt);
+}
+
+/*
+ * mlx4dv_cq_peek - the next completion without consuming it.
+ *
+ * Returns the valid 32 bytes of CQE cons_index when software owns it, with
+ * mlx4dv_barrier_from_device() already issued after the owner test (so the
+ * other fields are read after it), else NULL. cons_index is unchanged.
+ */
+static MLX4DV_ALWAYS_INLINE
+struct mlx4_cqe *mlx4dv_cq_peek(const struct mlx4dv_cq_ring *cq)
+{
+	uint32_t ci = cq->cons_index;
+	size_t size = cq->cqe_size;
+	/* Written out rather than through mlx4dv_cq_cqe() so that the owner
+	 * byte's address, slot + size - 1, folds into the load: the empty
+	 * poll is the hot path of every polling loop. */
+	uint8_t *slot = cq->buf + (size_t)(ci & (cq->cqe_cnt - 1)) * size;
+	/* The owner test of mlx4dv_cqe_sw_owned() on the slot's last byte. */
+	int32_t owner = (int8_t)__atomic_load_n(slot + size - 1, __ATOMIC_RELAXED);
+
+	if (((uint32_t)(owner >> 7) ^ ci) & cq->cqe_cnt)
+		return NULL;
+	mlx4dv_barrier_from_device();
+	return (struct mlx4_cqe *)(slot + size - sizeof(struct mlx4_cqe));
+}
+
+/*
+ * mlx4dv_cq_next - consume the next completion.
+ *
+ * Like mlx4dv_cq_peek(), and advances cons_index by one when a CQE is
+ * returned. The consumer-index record is not written: the slot stays
+ * reserved until mlx4dv_cq_update_ci(), so the CQE may be read until then.
+ * Call mlx4dv_cq_update_ci() once per batch.
+ */
+static MLX4DV_ALWAYS_INLINE
+struct mlx4_cqe *mlx4dv_cq_next(struct mlx4dv_cq_ring *cq)
+{
+	struct mlx4_cqe *cqe = mlx4dv_cq_peek(cq);
+
+	if (cqe)
+		cq->cons_index++;
+	return cqe;
+}
+
+/*
+ * mlx4dv_cq_update_ci - hand the consumed CQE slots back to the device.
+ *
+ * Issues mlx4dv_barrier_release_to_device() (the CQEs are read before the
+ * device may reuse their slots), then writes the consumer-index record:
+ * big-endian (cons_index & 0xffffff). (rdma-core cq.c/mlx4.h
+ * mlx4_update_cons_index; PRM CQ doorbell record.) Once per batch; after
+ * it no CQE pointer returned before stays valid.
+ */
+static MLX4DV_ALWAYS_INLINE
+void mlx4dv_cq_update_ci(struct mlx4dv_cq_ring *cq)
+{
+	mlx4dv_barrier_release_to_device();
+	*(volatile __be32 *)cq->set_ci_db =
+		mlx4dv_cpu_to_be32(cq->cons_index & 0xffffff);
+}
+
+/*
+ * mlx4dv_cq_poll_batch - copy up to max completions out of the CQ.
+ *
+ * out:    room for max CQEs; each gets the valid 32 bytes as the device
+ *         wrote them (big-endian fields, owner bit included).
+ * Returns the number copied (0 when the CQ is empty, also when max <= 0).
+ * The CQEs are copied before the consumer-index record is written (once,
+ * when at least one was taken), because afterwards the device may
+ * overwrite their slots.
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_cq_poll_batch(struct mlx4dv_cq_ring *cq, struct mlx4_cqe *out,
+			 int max)
+{
+	int n;
+
+	for (n = 0; n < max; n++) {
+		struct mlx4_cqe *cqe = mlx4dv_cq_peek(cq);
+
+		if (!cqe)
+			break;
+		memcpy(&out[n], cqe, sizeof(*cqe));
+		cq->cons_index++;
+	}
+	if (n)
+		mlx4dv_cq_update_ci(cq);
+	return n;
+}
+
+/* ---- 5.3 Decoding a CQE ----------------------------------------------- */
+/*
+ * All accessors take the valid 32 bytes of a software-owned CQE (from
+ * mlx4dv_cq_peek()/mlx4dv_cq_next() or a copy) and return host-order
+ * values unless the type is __be32. Which fields mean something depends
+ * on the kind of completion: mlx4dv_cqe_to_wc() applies libmlx4's rules.
+ * An error CQE (opcode MLX4_CQE_OPCODE_ERROR) is laid out as struct
+ * mlx4_err_cqe over the same 32 bytes.
+ */
+
+/* QPN of the completion (low 24 bits of vlan_my_qpn): the QP, or for a
+ * receive WQ of an RSS QP the WQ number. (rdma-core cq.c mlx4_parse_cqe.) */
+static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_qpn(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_be32_to_cpu(cqe->vlan_my_qpn) & MLX4_CQE_QPN_MASK;
+}
+
+/* Nonzero for a send-queue completion (bit 6 of the last byte), zero for a
+ * receive. Also valid in an error CQE. */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_is_send(const struct mlx4_cqe *cqe)
+{
+	return cqe->owner_sr_opcode & MLX4_CQE_IS_SEND_MASK;
+}
+
+/* The 5-bit CQE opcode: MLX4_OPCODE_* of the WQE for a send,
+ * MLX4_RECV_OPCODE_* for a receive, MLX4_CQE_OPCODE_ERROR (0x1e) or
+ * MLX4_CQE_OPCODE_RESIZE (0x16). */
+static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_opcode(const struct mlx4_cqe *cqe)
+{
+	return cqe->owner_sr_opcode & MLX4_CQE_OPCODE_MASK;
+}
+
+/* Nonzero for an error CQE (flushed work requests included). */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_is_error(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_cqe_opcode(cqe) == MLX4_CQE_OPCODE_ERROR;
+}
+
+/* Syndrome of an error CQE (MLX4_CQE_SYNDROME_*; byte 27). Meaningless for
+ * a good CQE. */
+static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_syndrome(const struct mlx4_cqe *cqe)
+{
+	return ((const uint8_t *)cqe)[offsetof(struct mlx4_err_cqe, syndrome)];
+}
+
+/* Vendor syndrome of an error CQE (byte 26), reported by libmlx4 as
+ * ibv_wc.vendor_err. Meaningless for a good CQE. */
+static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_vendor_syndrome(const struct mlx4_cqe *cqe)
+{
+	return ((const uint8_t *)cqe)[offsetof(struct mlx4_err_cqe, vendor_err)];
+}
+
+/*
+ * mlx4dv_cqe_syndrome_to_wc_status - the ibv_wc_status libmlx4 reports for
+ * an error CQE's syndrome (rdma-core cq.c mlx4_handle_error_cqe; the
+ * kernel's mlx4_ib_handle_error_cqe agrees). Unknown syndromes map to
+ * IBV_WC_GENERAL_ERR.
+ */
+static MLX4DV_ALWAYS_INLINE
+enum ibv_wc_status mlx4dv_cqe_syndrome_to_wc_status(uint8_t syndrome)
+{
+	switch (syndrome) {
+	case MLX4_CQE_SYNDROME_LOCAL_LENGTH_ERR:	return IBV_WC_LOC_LEN_ERR;
+	case MLX4_CQE_SYNDROME_LOCAL_QP_OP_ERR:		return IBV_WC_LOC_QP_OP_ERR;
+	case MLX4_CQE_SYNDROME_LOCAL_PROT_ERR:		return IBV_WC_LOC_PROT_ERR;
+	case MLX4_CQE_SYNDROME_WR_FLUSH_ERR:		return IBV_WC_WR_FLUSH_ERR;
+	case MLX4_CQE_SYNDROME_MW_BIND_ERR:		return IBV_WC_MW_BIND_ERR;
+	case MLX4_CQE_SYNDROME_BAD_RESP_ERR:		return IBV_WC_BAD_RESP_ERR;
+	case MLX4_CQE_SYNDROME_LOCAL_ACCESS_ERR:	return IBV_WC_LOC_ACCESS_ERR;
+	case MLX4_CQE_SYNDROME_REMOTE_INVAL_REQ_ERR:	return IBV_WC_REM_INV_REQ_ERR;
+	case MLX4_CQE_SYNDROME_REMOTE_ACCESS_ERR:	return IBV_WC_REM_ACCESS_ERR;
+	case MLX4_CQE_SYNDROME_REMOTE_OP_ERR:		return IBV_WC_REM_OP_ERR;
+	case MLX4_CQE_SYNDROME_TRANSPORT_RETRY_EXC_ERR:	return IBV_WC_RETRY_EXC_ERR;
+	case MLX4_CQE_SYNDROME_RNR_RETRY_EXC_ERR:	return IBV_WC_RNR_RETRY_EXC_ERR;
+	case MLX4_CQE_SYNDROME_REMOTE_ABORTED_ERR:	return IBV_WC_REM_ABORT_ERR;
+	default:					return IBV_WC_GENERAL_ERR;
+	}
+}
+
+/* IBV_WC_SUCCESS for a good CQE, else the status of its syndrome. */
+static MLX4DV_ALWAYS_INLINE
+enum ibv_wc_status mlx4dv_cqe_wc_status(const struct mlx4_cqe *cqe)
+{
+	if (!mlx4dv_cqe_is_error(cqe))
+		return IBV_WC_SUCCESS;
+	return mlx4dv_cqe_syndrome_to_wc_status(mlx4dv_cqe_syndrome(cqe));
+}
+
+/*
+ * mlx4dv_cqe_wc_opcode - the ibv_wc_opcode of a good CQE, as libmlx4's
+ * ibv_poll_cq reports it (rdma-core cq.c handle_good_req, mlx4_parse_cqe).
+ * Sends: RDMA_WRITE[_IMM] -> IBV_WC_RDMA_WRITE, SEND[_IMM|_INVAL] ->
+ * IBV_WC_SEND, RDMA_READ, ATOMIC_CS -> COMP_SWAP, ATOMIC_FA -> FETCH_ADD,
+ * LOCAL_INVAL, BIND_MW; any other send opcode -> IBV_WC_SEND. Receives:
+ * RDMA_WRITE_IMM -> IBV_WC_RECV_RDMA_WITH_IMM, SEND[_IMM|_INVAL] ->
+ * IBV_WC_RECV; any other receive opcode (the device writes none) ->
+ * IBV_WC_RECV. Meaningless for an error CQE (libmlx4 leaves opcode unset).
+ */
+static MLX4DV_ALWAYS_INLINE
+enum ibv_wc_opcode mlx4dv_cqe_wc_opcode(const struct mlx4_cqe *cqe)
+{
+	if (!mlx4dv_cqe_is_send(cqe))
+		return mlx4dv_cqe_opcode(cqe) == MLX4_RECV_OPCODE_RDMA_WRITE_IMM ?
+			IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV;
+
+	switch (mlx4dv_cqe_opcode(cqe)) {
+	case MLX4_OPCODE_RDMA_WRITE_IMM:
+	case MLX4_OPCODE_RDMA_WRITE:	return IBV_WC_RDMA_WRITE;
+	case MLX4_OPCODE_RDMA_READ:	return IBV_WC_RDMA_READ;
+	case MLX4_OPCODE_ATOMIC_CS:	return IBV_WC_COMP_SWAP;
+	case MLX4_OPCODE_ATOMIC_FA:	return IBV_WC_FETCH_ADD;
+	case MLX4_OPCODE_LOCAL_INVAL:	return IBV_WC_LOCAL_INV;
+	case MLX4_OPCODE_BIND_MW:	return IBV_WC_BIND_MW;
+	default:			return IBV_WC_SEND;
+	}
+}
+
+/* Byte count of a good CQE, host order: bytes received (receive), bytes
+ * read (RDMA READ). libmlx4 reports 8 for atomics and leaves byte_len
+ * alone for other sends; see mlx4dv_cqe_to_wc(). */
+static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_byte_len(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_be32_to_cpu(cqe->byte_cnt);
+}
+
+/* Immediate data of a SEND_IMM or RDMA_WRITE_IMM receive, big-endian as
+ * the sender gave it in ibv_send_wr.imm_data (stored as is, like
+ * ibv_wc.imm_data). */
+static MLX4DV_ALWAYS_INLINE __be32 mlx4dv_cqe_imm_data(const struct mlx4_cqe *cqe)
+{
+	return cqe->immed_rss_invalid;
+}
+
+/* The rkey a SEND_WITH_INV receive invalidated, host order (the same word
+ * as the immediate; libmlx4 converts it). */
+static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_invalidated_rkey(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_be32_to_cpu(cqe->immed_rss_invalid);
+}
+
+/* RSS hash of a receive on an RSS QP (raw packet), host order: the same
+ * word as the immediate (mlx4_en en_rx.c passes be32_to_cpu of it to
+ * skb_set_hash). */
+static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_rss_hash(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_be32_to_cpu(cqe->immed_rss_invalid);
+}
+
+/* P_Key index of a receive (UD/GSI): low 7 bits of immed_rss_invalid, as
+ * libmlx4 and mlx4_ib report it. */
+static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_pkey_index(const struct mlx4_cqe *cqe)
+{
+	return (uint16_t)(mlx4dv_be32_to_cpu(cqe->immed_rss_invalid) & 0x7f);
+}
+
+/* Source QPN of a receive (UD): low 24 bits of g_mlpath_rqpn. For an XRC
+ * receive (QPN has MLX4DV_CQE_XRC_QPN_BIT) the same bits hold the SRQN. */
+static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_src_qp(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_be32_to_cpu(cqe->g_mlpath_rqpn) & 0xffffff;
+}
+
+/* Destination LID path bits of a receive: bits 24..30 of g_mlpath_rqpn. */
+static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_dlid_path_bits(const struct mlx4_cqe *cqe)
+{
+	return (uint8_t)((mlx4dv_be32_to_cpu(cqe->g_mlpath_rqpn) >> 24) & 0x7f);
+}
+
+/* Nonzero when the received packet had a GRH (bit 31 of g_mlpath_rqpn);
+ * its 40 bytes are then at the start of the receive buffer (UD). */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_has_grh(const struct mlx4_cqe *cqe)
+{
+	return (mlx4dv_be32_to_cpu(cqe->g_mlpath_rqpn) >> 31) != 0;
+}
+
+/* Source LID of a receive (InfiniBand), host order. */
+static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_slid(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_be16_to_cpu(cqe->rlid);
+}
+
+/* Service level of a receive: sl_vid >> 12 on InfiniBand, sl_vid >> 13 on
+ * Ethernet where the low 12 bits are the VLAN ID (rdma-core cq.c
+ * mlx4_parse_cqe, mlx4_ib cq.c). is_ethernet: the port's link layer. */
+static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_sl(const struct mlx4_cqe *cqe, int is_ethernet)
+{
+	return (uint8_t)(mlx4dv_be16_to_cpu(cqe->sl_vid) >> (is_ethernet ? 13 : 12));
+}
+
+/* Nonzero when the device stripped a customer VLAN tag (Ethernet; bit 29
+ * of vlan_my_qpn, MLX4_CQE_VLAN_PRESENT_MASK). */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_vlan_present(const struct mlx4_cqe *cqe)
+{
+	return (mlx4dv_be32_to_cpu(cqe->vlan_my_qpn) & MLX4DV_CQE_CVLAN_PRESENT) != 0;
+}
+
+/* VLAN ID of the stripped tag (low 12 bits of sl_vid, MLX4_CQE_VID_MASK in
+ * the kernel), or 0xffff when none was present, as mlx4_ib reports it. */
+static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_vlan_id(const struct mlx4_cqe *cqe)
+{
+	if (!mlx4dv_cqe_vlan_present(cqe))
+		return 0xffff;
+	return mlx4dv_be16_to_cpu(cqe->sl_vid) & 0xfff;
+}
+
+/* The status word (packet type and checksum bits, enum
+ * mlx4dv_cqe_status_bits), host order. */
+static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_status(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_be32_to_cpu(cqe->status);
+}
+
+/* Received packet is IPv4 (status bit 22). */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_is_ipv4(const struct mlx4_cqe *cqe)
+{
+	return (mlx4dv_cqe_status(cqe) & MLX4DV_CQE_STATUS_IPV4) != 0;
+}
+
+/* Received packet is IPv6 (status bit 24; DPDK mlx4_prm.h). */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_is_ipv6(const struct mlx4_cqe *cqe)
+{
+	return (mlx4dv_cqe_status(cqe) & MLX4DV_CQE_STATUS_IPV6) != 0;
+}
+
+/* The IPv4 header checksum was good (status bit 28). */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_ip_hdr_csum_ok(const struct mlx4_cqe *cqe)
+{
+	return (mlx4dv_cqe_status(cqe) & MLX4DV_CQE_STATUS_IP_HDR_CSUM_OK) != 0;
+}
+
+/* The TCP or UDP checksum was good (status bit 2, badfcs_enc L4_CSUM). */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_l4_csum_ok(const struct mlx4_cqe *cqe)
+{
+	return (mlx4dv_cqe_status(cqe) & MLX4DV_CQE_STATUS_L4_CSUM_OK) != 0;
+}
+
+/*
+ * mlx4dv_cqe_ip_csum_ok - libmlx4's rule for IBV_WC_IP_CSUM_OK: all three
+ * of IPv4, IP header checksum good and TCP/UDP checksum good
+ * (MLX4_CQE_STATUS_IPV4_CSUM_OK). libmlx4 applies it only on QPs with
+ * valid checksum bits (MLX4DV_CQE_RX_CSUM_VALID). (rdma-core cq.c
+ * mlx4_parse_cqe.)
+ */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_ip_csum_ok(const struct mlx4_cqe *cqe)
+{
+	return (mlx4dv_cqe_status(cqe) & MLX4_CQE_STATUS_IPV4_CSUM_OK) ==
+		MLX4_CQE_STATUS_IPV4_CSUM_OK;
+}
+
+/* The 16-bit one's-complement checksum the device computed over the IP
+ * payload, host order (mlx4_en en_rx.c check_csum uses it for
+ * CHECKSUM_COMPLETE). */
+static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_checksum(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_be16_to_cpu(cqe->checksum);
+}
+
+/* The 48-bit completion timestamp in device clock ticks (CQs created with
+ * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP): ts_47_16 << 16 | ts_15_8 << 8 |
+ * ts_7_0. Overlays sl_vid/rlid. (rdma-core cq.c
+ * mlx4_cq_read_wc_completion_ts.) */
+static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_cqe_timestamp(const struct mlx4_cqe *cqe)
+{
+	return (uint64_t)mlx4dv_be32_to_cpu(cqe->ts_47_16) << 16 |
+		(uint64_t)cqe->ts_15_8 << 8 | cqe->ts_7_0;
+}
+
+/* WQE index, host order, 16 bits (wraps at 65536): for a send the WQE
+ * counter (first WQEBB) of the last completed WQE; for an SRQ receive the
+ * SRQ WQE used; not meaningful for a plain RQ receive (RQ completions come
+ * in order). Same offset in an error CQE. */
+static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_wqe_index(const struct mlx4_cqe *cqe)
+{
+	return mlx4dv_be16_to_cpu(cqe->wqe_index);
+}
+
+/*
+ * mlx4dv_cqe_wc_flags - the ibv_wc.wc_flags libmlx4 reports for a good
+ * CQE. Sends: IBV_WC_WITH_IMM for RDMA_WRITE_IMM and SEND_IMM. Receives:
+ * IBV_WC_WITH_IMM (RDMA_WRITE_IMM, SEND_IMM) or IBV_WC_WITH_INV
+ * (SEND_INVAL), IBV_WC_GRH, and IBV_WC_IP_CSUM_OK when rx_flags has
+ * MLX4DV_CQE_RX_CSUM_VALID and mlx4dv_cqe_ip_csum_ok(). rx_flags: enum
+ * mlx4dv_cqe_rx_flags. 0 for an error CQE (libmlx4 leaves wc_flags unset).
+ */
+static MLX4DV_ALWAYS_INLINE
+unsigned int mlx4dv_cqe_wc_flags(const struct mlx4_cqe *cqe, uint32_t rx_flags)
+{
+	unsigned int flags = 0;
+	uint8_t op = mlx4dv_cqe_opcode(cqe);
+
+	if (op == MLX4_CQE_OPCODE_ERROR)
+		return 0;
+	if (mlx4dv_cqe_is_send(cqe))
+		return (op == MLX4_OPCODE_RDMA_WRITE_IMM ||
+			op == MLX4_OPCODE_SEND_IMM) ? IBV_WC_WITH_IMM : 0;
+
+	if (op == MLX4_RECV_OPCODE_RDMA_WRITE_IMM ||
+	    op == MLX4_RECV_OPCODE_SEND_IMM)
+		flags = IBV_WC_WITH_IMM;
+	else if (op == MLX4_RECV_OPCODE_SEND_INVAL)
+		flags = IBV_WC_WITH_INV;
+	if (mlx4dv_cqe_has_grh(cqe))
+		flags |= IBV_WC_GRH;
+	if ((rx_flags & MLX4DV_CQE_RX_CSUM_VALID) && mlx4dv_cqe_ip_csum_ok(cqe))
+		flags |= IBV_WC_IP_CSUM_OK;
+	return flags;
+}
+
+/*
+ * mlx4dv_cqe_to_wc - fill *wc from a CQE exactly as libmlx4's ibv_poll_cq
+ * does (rdma-core cq.c mlx4_parse_cqe, handle_good_req), except wr_id,
+ * which comes from the ring (mlx4dv_rq_complete(), mlx4dv_srq_complete(),
+ * mlx4dv_sq_complete_cqe()) and is left alone here.
+ *
+ * rx_flags: enum mlx4dv_cqe_rx_flags of the QP the CQE belongs to.
+ * Written fields, as libmlx4 writes them:
+ *  - always: qp_num, status;
+ *  - error CQE: vendor_err; nothing else;
+ *  - good send: opcode, wc_flags; byte_len for RDMA READ (byte count) and
+ *    atomics (8) only;
+ *  - good receive: opcode, wc_flags, byte_len, imm_data (IMM opcodes) or
+ *    invalidated_rkey (SEND_INVAL), slid, src_qp, dlid_path_bits,
+ *    pkey_index, sl.
+ * Fields not listed keep their previous value, as with libmlx4, so zero
+ * *wc first when every field is read. One difference: for SEND_INVAL
+ * libmlx4 ORs IBV_WC_WITH_INV into the previous wc_flags; this stores the
+ * flags, which is the same on a zeroed wc.
+ */
+static MLX4DV_ALWAYS_INLINE
+void mlx4dv_cqe_to_wc(const struct mlx4_cqe *cqe, uint32_t rx_flags,
+		      struct ibv_wc *wc)
+{
+	uint8_t op = mlx4dv_cqe_opcode(cqe);
+
+	wc->qp_num = mlx4dv_cqe_qpn(cqe);
+	if (op == MLX4_CQE_OPCODE_ERROR) {
+		wc->status = mlx4dv_cqe_syndrome_to_wc_status(mlx4dv_cqe_syndrome(cqe));
+		wc->vendor_err = mlx4dv_cqe_vendor_syndrome(cqe);
+		return;
+	}
+	wc->status = IBV_WC_SUCCESS;
+	wc->wc_flags = mlx4dv_cqe_wc_flags(cqe, rx_flags);
+	if (mlx4dv_cqe_is_send(cqe)) {
+		wc->opcode = mlx4dv_cqe_wc_opcode(cqe);
+		if (op == MLX4_OPCODE_RDMA_READ)
+			wc->byte_len = mlx4dv_cqe_byte_len(cqe);
+		else if (op == MLX4_OPCODE_ATOMIC_CS || op == MLX4_OPCODE_ATOMIC_FA)
+			wc->byte_len = 8;
+		return;
+	}
+
+	wc->byte_len = mlx4dv_cqe_byte_len(cqe);
+	if (op <= MLX4_RECV_OPCODE_SEND_INVAL)
+		wc->opcode = mlx4dv_cqe_wc_opcode(cqe);
+	if (op == MLX4_RECV_OPCODE_RDMA_WRITE_IMM || op == MLX4_RECV_OPCODE_SEND_IMM)
+		wc->imm_data = mlx4dv_cqe_imm_data(cqe);
+	else if (op == MLX4_RECV_OPCODE_SEND_INVAL)
+		wc->invalidated_rkey = mlx4dv_cqe_invalidated_rkey(cqe);
+	wc->slid = mlx4dv_cqe_slid(cqe);
+	wc->src_qp = mlx4dv_cqe_src_qp(cqe);
+	wc->dlid_path_bits = mlx4dv_cqe_dlid_path_bits(cqe);
+	wc->pkey_index = mlx4dv_cqe_pkey_index(cqe);
+	wc->sl = mlx4dv_cqe_sl(cqe, (rx_flags & MLX4DV_CQE_RX_ETHERNET) != 0);
+}
+
+/* ---- 5.4 Arming and completion events ---------------------------------- */
+
+/*
+ * mlx4dv_cq_arm - request a completion event for the next completion
+ * (solicited_only == 0: MLX4_CQ_DB_REQ_NOT) or the next solicited or error
+ * completion (MLX4_CQ_DB_REQ_NOT_SOL) after cons_index.
+ *
+ * With sn = arm_sn & 3 and ci = cons_index & 0xffffff it writes the arm
+ * record (big-endian sn << 28 | cmd | ci), issues
+ * mlx4dv_barrier_to_device() so the record is in memory first, then one
+ * 64-bit big-endian store of (sn << 28 | cmd | cqn) << 32 | ci to
+ * uar + MLX4_CQ_DOORBELL (0x20). (rdma-core cq.c mlx4_arm_cq; kernel
+ * include/linux/mlx4/cq.h mlx4_cq_arm.)
+ *
+ * Poll the CQ empty (and update the consumer-index record) before arming,
+ * then poll once more: a completion that arrived in between raises no
+ * event. After each event delivered by ibv_get_cq_event() call
+ * mlx4dv_cq_ack_event() before arming again, or the device ignores the
+ * arm (stale sequence number). Never mix with ibv_req_notify_cq(): libmlx4
+ * arms with its own, stale consumer index and sequence number.
+ * The handle's uar must be the CQ's UAR page (mlx4dv_cq.cq_uar with
+ * MLX4DV_CQ_MASK_UAR).
+ */
+static MLX4DV_ALWAYS_INLINE
+void mlx4dv_cq_arm(struct mlx4dv_cq_ring *cq, int solicited_only)
+{
+	uint32_t sn = cq->arm_sn & 3;
+	uint32_t ci = cq->cons_index & 0xffffff;
+	uint32_t cmd = solicited_only ? (uint32_t)MLX4_CQ_DB_REQ_NOT_SOL :
+					(uint32_t)MLX4_CQ_DB_REQ_NOT;
+	uint64_t doorbell = (uint64_t)(sn << 28 | cmd | (cq->cqn & 0xffffff)) << 32 | ci;
+
+	*(volatile __be32 *)cq->arm_db = mlx4dv_cpu_to_be32(sn << 28 | cmd | ci);
+	mlx4dv_barrier_to_device();
+	mlx4dv_mmio_write64_be(cq->uar + MLX4_CQ_DOORBELL,
+			       mlx4dv_cpu_to_be64(doorbell));
+}
+
+/*
+ * mlx4dv_cq_ack_event - account for one completion event of this CQ
+ * returned by ibv_get_cq_event(): arm_sn += 1 (rdma-core cq.c
+ * mlx4_cq_event). libmlx4 increments its own copy inside
+ * ibv_get_cq_event(), which the handle does not see. ibv_ack_cq_events()
+ * is still needed for the verbs event count; it does not touch arm_sn.
+ */
+static MLX4DV_ALWAYS_INLINE void mlx4dv_cq_ack_event(struct mlx4dv_cq_ring *cq)
+{
+	cq->arm_sn++;
+}
+
+/* ---- 5.5 Receive queue (QP RQ, receive WQ of an RSS QP) ----------------- */
+
+/* Scatter entries of RQ WQE n (free-running; slot n & (wqe_cnt - 1)). */
+static MLX4DV_ALWAYS_INLINE
+struct mlx4_wqe_data_seg *mlx4dv_rq_wqe(const struct mlx4dv_rq_ring *rq, uint32_t n)
+{
+	return (struct mlx4_wqe_data_seg *)
+		(rq->buf + ((size_t)(n & (rq->wqe_cnt - 1)) << rq->wqe_shift));
+}
+
+/*
+ * mlx4dv_recv_scatter_write - write num_sge scatter entries (length, lkey,
+ * addr from sg, host order, stored big-endian) and, when num_sge <
+ * max_scatter, the terminating entry {0, MLX4_INVALID_LKEY, 0} that tells
+ * the device where the list ends. A zero length is stored as 0, as
+ * ibv_post_recv() stores it. (rdma-core qp.c _mlx4_post_recv, srq.c
+ * mlx4_post_srq_recv.) The caller checked num_sge <= max_scatter.
+ */
+static MLX4DV_ALWAYS_INLINE
+void mlx4dv_recv_scatter_write(struct mlx4_wqe_data_seg *scat,
+			       const struct ibv_sge *sg, uint32_t num_sge,
+			       uint32_t max_scatter)
+{
+	uint32_t i;
+
+	for (i = 0; i < num_sge; i++) {
+		scat[i].byte_count = mlx4dv_cpu_to_be32(sg[i].length);
+		scat[i].lkey = mlx4dv_cpu_to_be32(sg[i].lkey);
+		scat[i].addr = mlx4dv_cpu_to_be64(sg[i].addr);
+	}
+	if (i < max_scatter) {
+		scat[i].byte_count = 0;
+		scat[i].lkey = mlx4dv_cpu_to_be32(MLX4_INVALID_LKEY);
+		scat[i].addr = 0;
+	}
+}
+
+/*
+ * mlx4dv_rq_write - write one receive WQE at head and advance head; no
+ * doorbell (call mlx4dv_rq_doorbell() once per batch).
+ *
+ * sg: num_sge entries (host order). wr_id is stored in wrid[head] when the
+ * ring has a wrid table.
+ * Errors: EINVAL when num_sge < 0 or > max_scatter; ENOMEM when the ring
+ * is full (head - tail == wqe_cnt, libmlx4's limit: max_post = wqe_cnt).
+ * Nothing is written on error. (libmlx4 returns ENOMEM for too many SGEs;
+ * this keeps that errno for the full ring only.)
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_rq_write(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
+		    const struct ibv_sge *sg, int num_sge)
+{
+	if (num_sge < 0 || (uint32_t)num_sge > rq->max_scatter)
+		return EINVAL;
+	if (rq->head - rq->tail >= rq->wqe_cnt)
+		return ENOMEM;
+	mlx4dv_recv_scatter_write(mlx4dv_rq_wqe(rq, rq->head), sg,
+				  (uint32_t)num_sge, rq->max_scatter);
+	if (rq->wrid)
+		rq->wrid[rq->head & (rq->wqe_cnt - 1)] = wr_id;
+	rq->head++;
+	return 0;
+}
+
+/*
+ * mlx4dv_rq_doorbell - tell the device how many WQEs were posted:
+ * mlx4dv_barrier_to_device() (the WQEs first), then the doorbell record
+ * <- big-endian 32-bit (head & 0xffff). (rdma-core qp.c _mlx4_post_recv.)
+ */
+static MLX4DV_ALWAYS_INLINE void mlx4dv_rq_doorbell(struct mlx4dv_rq_ring *rq)
+{
+	mlx4dv_barrier_to_device();
+	*(volatile __be32 *)rq->db = mlx4dv_cpu_to_be32(rq->head & 0xffff);
+}
+
+/* mlx4dv_rq_post - mlx4dv_rq_write() then, on success, mlx4dv_rq_doorbell().
+ * Same errors. */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_rq_post(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
+		   const struct ibv_sge *sg, int num_sge)
+{
+	int err = mlx4dv_rq_write(rq, wr_id, sg, num_sge);
+
+	if (!err)
+		mlx4dv_rq_doorbell(rq);
+	return err;
+}
+
+/*
+ * mlx4dv_rq_post_list - post a list of receive work requests, with the
+ * semantics of ibv_post_recv() except that it is all or nothing: the whole
+ * list is checked first, and on error *bad_wr (when bad_wr is not NULL)
+ * names the offending request and nothing is written. One doorbell record
+ * write for the list. Errors: EINVAL (num_sge), ENOMEM (the list does not
+ * fit: head - tail + requests > wqe_cnt).
+ */
+static inline
+int mlx4dv_rq_post_list(struct mlx4dv_rq_ring *rq, const struct ibv_recv_wr *wr,
+			const struct ibv_recv_wr **bad_wr)
+{
+	const struct ibv_recv_wr *w;
+	uint32_t room = rq->wqe_cnt - (rq->head - rq->tail);
+	uint32_t n = 0;
+
+	for (w = wr; w; w = w->next, n++) {
+		int err = 0;
+
+		if (w->num_sge < 0 || (uint32_t)w->num_sge > rq->max_scatter)
+			err = EINVAL;
+		else if (n >= room)
+			err = ENOMEM;
+		if (err) {
+			if (bad_wr)
+				*bad_wr = w;
+			return err;
+		}
+	}
+	for (w = wr; w; w = w->next)
+		(void)mlx4dv_rq_write(rq, w->wr_id, w->sg_list, w->num_sge);
+	if (n)
+		mlx4dv_rq_doorbell(rq);
+	return 0;
+}
+
+/*
+ * mlx4dv_rq_complete - account for a receive CQE (good or error/flush) of
+ * this ring: RQ completions come in posting order, so the WQE is the one
+ * at tail; *wr_id (when wr_id is not NULL) gets wrid[tail] (0 without a
+ * wrid table) and tail advances by one. (rdma-core cq.c mlx4_parse_cqe.)
+ * Errors: EINVAL when the CQE is a send completion or its QPN is not
+ * qpn; ERANGE when no WQE is outstanding (head == tail). The ring is
+ * unchanged on error.
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_rq_complete(struct mlx4dv_rq_ring *rq, const struct mlx4_cqe *cqe,
+		       uint64_t *wr_id)
+{
+	if (mlx4dv_cqe_is_send(cqe) || mlx4dv_cqe_qpn(cqe) != rq->qpn)
+		return EINVAL;
+	if (rq->head == rq->tail)
+		return ERANGE;
+	if (wr_id)
+		*wr_id = rq->wrid ? rq->wrid[rq->tail & (rq->wqe_cnt - 1)] : 0;
+	rq->tail++;
+	return 0;
+}
+
+/* ---- 5.6 Shared receive queue ----------------------------------------- */
+
+/* SRQ WQE number index (0 .. wqe_cnt - 1): the 16-byte next segment, then
+ * the scatter entries. */
+static MLX4DV_ALWAYS_INLINE
+struct mlx4_wqe_srq_next_seg *mlx4dv_srq_wqe(const struct mlx4dv_srq_ring *srq,
+					     uint32_t index)
+{
+	return (struct mlx4_wqe_srq_next_seg *)
+		(srq->buf + ((size_t)(index & (srq->wqe_cnt - 1)) << srq->wqe_shift));
+}
+
+/*
+ * mlx4dv_srq_write - take the free WQE at head, write its scatter entries,
+ * and count it; no doorbell (mlx4dv_srq_doorbell() once per batch).
+ *
+ * The free WQEs form a list through next_wqe_index (big-endian 16 bits);
+ * head moves to the next free WQE. wr_id goes to wrid[index] when the ring
+ * has a wrid table. (rdma-core srq.c mlx4_post_srq_recv.)
+ * Errors: EINVAL when num_sge < 0 or > max_scatter; ENOMEM when the SRQ is
+ * full (head == tail: the last free WQE is never handed out). Nothing is
+ * written on error.
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_srq_write(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
+		     const struct ibv_sge *sg, int num_sge)
+{
+	struct mlx4_wqe_srq_next_seg *next;
+	uint32_t index = srq->head;
+
+	if (num_sge < 0 || (uint32_t)num_sge > srq->max_scatter)
+		return EINVAL;
+	if (index == srq->tail)
+		return ENOMEM;
+	next = mlx4dv_srq_wqe(srq, index);
+	/* Masked: a corrupted link cannot send head out of the buffer. */
+	srq->head = mlx4dv_be16_to_cpu(next->next_wqe_index) & (srq->wqe_cnt - 1);
+	mlx4dv_recv_scatter_write((struct mlx4_wqe_data_seg *)(next + 1), sg,
+				  (uint32_t)num_sge, srq->max_scatter);
+	if (srq->wrid)
+		srq->wrid[index & (srq->wqe_cnt - 1)] = wr_id;
+	srq->counter++;
+	return 0;
+}
+
+/*
+ * mlx4dv_srq_doorbell - mlx4dv_barrier_to_device() (the WQEs first), then
+ * the doorbell record <- big-endian 32-bit (counter & 0xffff), the number
+ * of WQEs ever posted modulo 2^16. (rdma-core srq.c mlx4_post_srq_recv;
+ * libmlx4's counter is a uint16_t.)
+ */
+static MLX4DV_ALWAYS_INLINE void mlx4dv_srq_doorbell(struct mlx4dv_srq_ring *srq)
+{
+	mlx4dv_barrier_to_device();
+	*(volatile __be32 *)srq->db = mlx4dv_cpu_to_be32(srq->counter & 0xffff);
+}
+
+/* mlx4dv_srq_post - mlx4dv_srq_write() then, on success,
+ * mlx4dv_srq_doorbell(). Same errors. */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_srq_post(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
+		    const struct ibv_sge *sg, int num_sge)
+{
+	int err = mlx4dv_srq_write(srq, wr_id, sg, num_sge);
+
+	if (!err)
+		mlx4dv_srq_doorbell(srq);
+	return err;
+}
+
+/*
+ * mlx4dv_srq_post_list - ibv_post_srq_recv() semantics, all or nothing:
+ * the list is checked first (SGE counts, and the free list walked to see
+ * that every request gets a WQE before head reaches tail); on error
+ * *bad_wr (when not NULL) names the offending request and nothing is
+ * written. One doorbell record write. Errors: EINVAL, ENOMEM.
+ */
+static inline
+int mlx4dv_srq_post_list(struct mlx4dv_srq_ring *srq, const struct ibv_recv_wr *wr,
+			 const struct ibv_recv_wr **bad_wr)
+{
+	const struct ibv_recv_wr *w;
+	uint32_t index = srq->head;
+	uint32_t n = 0;
+
+	for (w = wr; w; w = w->next, n++) {
+		int err = 0;
+
+		if (w->num_sge < 0 || (uint32_t)w->num_sge > srq->max_scatter)
+			err = EINVAL;
+		else if (index == srq->tail || n >= srq->wqe_cnt)
+			err = ENOMEM;
+		if (err) {
+			if (bad_wr)
+				*bad_wr = w;
+			return err;
+		}
+		index = mlx4dv_be16_to_cpu(mlx4dv_srq_wqe(srq, index)->next_wqe_index) &
+			(srq->wqe_cnt - 1);
+	}
+	for (w = wr; w; w = w->next)
+		(void)mlx4dv_srq_write(srq, w->wr_id, w->sg_list, w->num_sge);
+	if (n)
+		mlx4dv_srq_doorbell(srq);
+	return 0;
+}
+
+/*
+ * mlx4dv_srq_release - give SRQ WQE index back to the free list: it is
+ * linked after tail (the tail WQE's next_wqe_index <- big-endian index)
+ * and becomes the new tail, as libmlx4 does for each receive completion
+ * (rdma-core srq.c mlx4_free_srq_wqe). No barrier is needed: the device
+ * does not read the free list.
+ * Errors: ERANGE when index >= wqe_cnt; EINVAL when index is the tail (it
+ * is free already). Nothing is written on error.
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_srq_release(struct mlx4dv_srq_ring *srq, uint32_t index)
+{
+	if (index >= srq->wqe_cnt)
+		return ERANGE;
+	if (index == srq->tail)
+		return EINVAL;
+	mlx4dv_srq_wqe(srq, srq->tail)->next_wqe_index =
+		mlx4dv_cpu_to_be16((uint16_t)index);
+	srq->tail = index;
+	return 0;
+}
+
+/*
+ * mlx4dv_srq_complete - account for a receive CQE (good or error/flush)
+ * whose QP receives from this SRQ: the CQE's wqe_index names the WQE;
+ * *wr_id (when not NULL) gets wrid[wqe_index] (0 without a wrid table) and
+ * the WQE is released (mlx4dv_srq_release()). The QPN is the receiving
+ * QP's, so the caller chose the SRQ. (rdma-core cq.c mlx4_parse_cqe.)
+ * Errors: EINVAL for a send CQE or a WQE that is the tail; ERANGE when
+ * wqe_index >= wqe_cnt. Nothing changes on error.
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_srq_complete(struct mlx4dv_srq_ring *srq, const struct mlx4_cqe *cqe,
+			uint64_t *wr_id)
+{
+	uint32_t index = mlx4dv_cqe_wqe_index(cqe);
+	int err;
+
+	if (mlx4dv_cqe_is_send(cqe))
+		return EINVAL;
+	err = mlx4dv_srq_release(srq, index);
+	if (err)
+		return err;
+	if (wr_id)
+		*wr_id = srq->wrid ? srq->wrid[index] : 0;
+	return 0;
+}
+
+/* ---- 5.7 Send completions and ibv_wc-style polling ---------------------- */
+
+/*
+ * mlx4dv_sq_complete_cqe - account for a send CQE (good or error/flush) of
+ * this SQ: checks that the CQE is a send completion of qpn, then applies
+ * mlx4dv_sq_complete() (Part 4) to its wqe_index, the 16-bit WQE counter
+ * (first WQEBB) of the last WQE it completes. WQEs posted before it
+ * without a completion request complete with it; tail passes the named
+ * WQE by its size in WQEBBs, read from its ds in the ring (so sq->buf and
+ * wqe_shift must describe the ring). *wr_id (when not NULL) gets the
+ * wr_id recorded for that WQE, or 0 without a wrid table.
+ * (rdma-core cq.c mlx4_parse_cqe; mlx4_ib cq.c mlx4_ib_poll_one.)
+ * Errors: EINVAL when the CQE is a receive or its QPN is not qpn; ERANGE
+ * when wqe_index does not name an outstanding WQE (tail .. head - 1, with
+ * a ds that fits). The ring is unchanged on error.
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe,
+			   uint64_t *wr_id)
+{
+	uint64_t id = 0;
+
+	if (!mlx4dv_cqe_is_send(cqe) || mlx4dv_cqe_qpn(cqe) != sq->qpn)
+		return EINVAL;
+	if (!mlx4dv_sq_complete(sq, mlx4dv_cqe_wqe_index(cqe), &id))
+		return ERANGE;
+	if (wr_id)
+		*wr_id = id;
+	return 0;
+}
+
+/*
+ * One QP (or receive WQ, or XRC SRQ) whose completions a CQ carries, for
+ * mlx4dv_cq_poll_wc().
+ *
+ * qpn:      the number the CQEs carry: QPN, WQ number, or for an XRC SRQ
+ *           its SRQ number (XRC receive CQEs are matched by SRQ number,
+ *           as libmlx4 does).
+ * rx_flags: enum mlx4dv_cqe_rx_flags of the QP.
+ * sq:       its send queue, or NULL.
+ * rq:       its receive queue, or NULL.
+ * srq:      the SRQ its receives use, or NULL (then rq is used).
+ */
+struct mlx4dv_poll_qp {
+	uint32_t		qpn;
+	uint32_t		rx_flags;
+	struct mlx4dv_sq_ring	*sq;
+	struct mlx4dv_rq_ring	*rq;
+	struct mlx4dv_srq_ring	*srq;
+};
+
+/*
+ * mlx4dv_cqe_complete_wc - apply one CQE to the rings of its QP and fill
+ * *wc as libmlx4's ibv_poll_cq would (mlx4dv_cqe_to_wc() plus wr_id).
+ * qps: nqps entries, searched for the CQE's QPN (for an XRC receive: its
+ * SRQ number).
+ * Errors: EINVAL when no entry matches, or the entry lacks the queue the
+ * CQE completes on, or the ring refuses it; ERANGE when its index is out
+ * of range (see the *_complete functions). Nothing changes on error.
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_cqe_complete_wc(const struct mlx4_cqe *cqe,
+			   const struct mlx4dv_poll_qp *qps, int nqps,
+			   struct ibv_wc *wc)
+{
+	const struct mlx4dv_poll_qp *e = NULL;
+	uint32_t key = mlx4dv_cqe_qpn(cqe);
+	int send = mlx4dv_cqe_is_send(cqe);
+	int err, i;
+
+	if (!send && (key & MLX4DV_CQE_XRC_QPN_BIT))
+		key = mlx4dv_cqe_src_qp(cqe);
+	for (i = 0; i < nqps; i++) {
+		if (qps[i].qpn == key) {
+			e = &qps[i];
+			break;
+		}
+	}
+	if (!e)
+		return EINVAL;
+	if (send)
+		err = e->sq ? mlx4dv_sq_complete_cqe(e->sq, cqe, &wc->wr_id) : EINVAL;
+	else if (e->srq)
+		err = mlx4dv_srq_complete(e->srq, cqe, &wc->wr_id);
+	else
+		err = e->rq ? mlx4dv_rq_complete(e->rq, cqe, &wc->wr_id) : EINVAL;
+	if (err)
+		return err;
+	mlx4dv_cqe_to_wc(cqe, e->rx_flags, wc);
+	return 0;
+}
+
+/*
+ * mlx4dv_cq_poll_wc - ibv_poll_cq() on a CQ handle: up to ne completions
+ * into wc[0 .. ne-1], wr_id from the rings' wrid tables, ring tails
+ * advanced, SRQ WQEs released, and the consumer-index record written once
+ * behind mlx4dv_barrier_to_device().
+ *
+ * Returns the number of completions (0: empty), or a negative errno when
+ * the FIRST pending CQE cannot be applied (see mlx4dv_cqe_complete_wc());
+ * that CQE is then consumed so that polling goes on, and
+ * mlx4dv_cq_peek() shows it beforehand. A bad CQE after good ones ends
+ * the batch; the next call reports it. (libmlx4 drops the whole batch
+ * there.)
+ */
+static inline
+int mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq,
+		      const struct mlx4dv_poll_qp *qps, int nqps,
+		      int ne, struct ibv_wc *wc)
+{
+	int n = 0;
+	int err = 0;
+
+	while (n < ne) {
+		const struct mlx4_cqe *cqe = mlx4dv_cq_peek(cq);
+
+		if (!cqe)
+			break;
+		err = mlx4dv_cqe_complete_wc(cqe, qps, nqps, &wc[n]);
+		if (err) {
+			if (n == 0)
+				cq->cons_index++;
+			break;
+		}
+		cq->cons_index++;
+		n++;
+	}
+	if (n || err)
+		mlx4dv_cq_update_ci(cq);
+	return n ? n : -err;
+}
 
 /* ======================================================================
  * Part 6. libmlx4dv: queue handles from ibverbs objects (-lmlx4dv).
  * ====================================================================== */
-/*@@UNIT@@*/
+/*
+ * The compiled unit turns ibverbs objects into the queue handles of Part 3.
+ * It is the only part of this header that needs a library: link
+ * -lmlx4dv -lmlx4 -libverbs (pkg-config mlx4dv, or the CMake target
+ * mlx4dv::mlx4dv). See mlx4dv(7) and the per-function pages.
+ *
+ * Common rules of every *_init() below:
+ *  - The object must belong to a ConnectX-3 family device driven by
+ *    libmlx4. The device is identified before anything of the object is
+ *    read: the sysfs modalias of ibv_device.ibdev_path must be one that
+ *    libmlx4 claims (PCI vendor 0x15b3, devices of rdma-core
+ *    providers/mlx4/mlx4.c hca_table). The answer is cached per
+ *    ibv_context. Any other device: EPROTONOSUPPORT.
+ *  - The raw layout comes from libmlx4's mlx4dv_init_obj(); the values it
+ *    does not export (SQ headroom, max_post, inline and gather limits)
+ *    are derived with libmlx4's own arithmetic (rdma-core 44.0
+ *    providers/mlx4/verbs.c create_qp_ex, qp.c mlx4_calc_sq_wqe_size and
+ *    mlx4_set_sq_sizes) and cross-checked against ibv_query_qp().
+ *  - On error the output handle is left exactly as it was and errno-style
+ *    codes are returned (the function does not set errno).
+ *  - Convert a queue before its first post or poll through verbs: the
+ *    producer and consumer counts of a fresh queue are 0. After a QP is
+ *    moved to RESET, libmlx4 zeroes its counters and its receive doorbell
+ *    record; release and initialise the handles again.
+ *  - No mixing: once a queue is driven through a handle, ibv_post_send(),
+ *    ibv_post_recv(), ibv_post_srq_recv() and ibv_poll_cq() must not be
+ *    used on that queue; libmlx4 keeps private counters the handle does
+ *    not update.
+ *  - Handles are plain memory; the release functions give back what the
+ *    init functions acquired (wrid tables, BlueFlame registers). Release
+ *    every handle before destroying its verbs object or closing its
+ *    context.
+ */
+
+/* Version of this header; equal to the CMake project version. */
+#define MLX4DV_VERSION_MAJOR	0
+#define MLX4DV_VERSION_MINOR	1
+#define MLX4DV_VERSION_PATCH	0
+
+/* One integer per version: major << 16 | minor << 8 | patch. */
+#define MLX4DV_VERSION_ENCODE(major, minor, patch) \
+	(((uint32_t)(major) << 16) | ((uint32_t)(minor) << 8) | (uint32_t)(patch))
+#define MLX4DV_VERSION \
+	MLX4DV_VERSION_ENCODE(MLX4DV_VERSION_MAJOR, MLX4DV_VERSION_MINOR, \
+			      MLX4DV_VERSION_PATCH)
+
+/*
+ * mlx4dv_version - version of the libmlx4dv the program runs with, encoded
+ * as MLX4DV_VERSION_ENCODE(). Compare with MLX4DV_VERSION (the header the
+ * program was compiled with): the major numbers must agree.
+ */
+uint32_t mlx4dv_version(void);
+
+/* mlx4dv_version_string - the same version as "major.minor.patch". */
+const char *mlx4dv_version_string(void);
+
+/* Flags of the flags argument of the *_init() functions. */
+enum mlx4dv_ring_init_flags {
+	/* Allocate the handle's wrid table (wqe_cnt entries of uint64_t,
+	 * zeroed); freed by the matching release function. */
+	MLX4DV_RING_INIT_WRID		= 1 << 0,
+	/* Send queues only: give the handle a BlueFlame register of its
+	 * own (see mlx4dv_sq_ring_init()). */
+	MLX4DV_RING_INIT_BLUEFLAME	= 1 << 1,
+	/* SRQs only: the SRQ is an XRC SRQ (ibv_create_srq_ex() with
+	 * IBV_SRQT_XRC); fill srqn with ibv_get_srq_num(). */
+	MLX4DV_RING_INIT_XRC_SRQ	= 1 << 2,
+};
+
+/*
+ * mlx4dv_sq_ring_init - fill a send-queue handle from a QP.
+ *
+ * qp:    an RC, UC, UD, RAW_PACKET or XRC_SEND QP of an mlx4 device.
+ * flags: MLX4DV_RING_INIT_WRID and/or MLX4DV_RING_INIT_BLUEFLAME.
+ *
+ * Filled: buf = buffer + sq.offset; wqe_cnt and wqe_shift as libmlx4
+ * allocated them; head = tail = 0; spare_wqes = (2048 >> wqe_shift) + 1;
+ * max_post = wqe_cnt - spare_wqes (equal to ibv_query_qp()'s
+ * cap.max_send_wr); max_gather and max_inline for one WQEBB-stride WQE of
+ * the QP type, computed as libmlx4's mlx4_set_sq_sizes() does (equal to
+ * cap.max_send_sge and cap.max_inline_data); qpn (host order);
+ * doorbell_qpn (qpn << 8, big-endian); doorbell = UAR + 0x14; qp_type.
+ *
+ * BlueFlame (MLX4DV_RING_INIT_BLUEFLAME): the context's BlueFlame page is
+ * mapped once per context (mmap of context->cmd_fd at offset
+ * sysconf(_SC_PAGESIZE), as libmlx4 maps it) and shared, reference
+ * counted, by every handle of that context. libmlx4 posts its own
+ * BlueFlame WQEs through the FIRST register of that page (both halves,
+ * toggled under a context lock), so this unit never uses register 0: each
+ * handle gets a register of its own among registers 1 .. regs_per_page-1
+ * at offset index * bf_reg_size, and no lock is needed. The register size
+ * is not exported by libmlx4: the kernel reports it in the GET_CONTEXT
+ * response (bf_reg_size, 512 bytes on ConnectX-3, hence bf_buf_size 256)
+ * and regs_per_page defaults to 8 (the value the mlx4_core driver falls
+ * back to); both can be overridden with mlx4dv_set_blueflame_layout() or
+ * the environment variables MLX4DV_BF_REG_SIZE and MLX4DV_BF_REGS_PER_PAGE
+ * (MLX4DV_BF_REG_SIZE=0 turns BlueFlame off). On success bf_reg,
+ * bf_buf_size are set and flags has MLX4DV_SQ_RING_BLUEFLAME. When the
+ * page cannot be mapped (the device has no BlueFlame) or every register is
+ * taken, the handle uses plain doorbells and flags has
+ * MLX4DV_SQ_RING_BLUEFLAME_FALLBACK; this is not an error.
+ *
+ * Errors: EINVAL (sq or qp NULL, unknown flag), EPROTONOSUPPORT (not an
+ * mlx4 device), ENOENT (the QP has no send queue: XRC_RECV, RSS, no
+ * usable WQE), ENOTSUP (a QP type or geometry the header cannot drive, or
+ * libmlx4 reports limits that differ from its 44.0 arithmetic), ENOMEM,
+ * or the errno of mlx4dv_init_obj().
+ */
+int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
+			uint32_t flags);
+
+/* mlx4dv_sq_ring_release - free the wrid table and give back the
+ * BlueFlame register (the page is unmapped with its last user). The
+ * handle is left with wrid = NULL, bf_reg = NULL and both BlueFlame flags
+ * cleared. NULL or an already released handle: nothing happens. */
+void mlx4dv_sq_ring_release(struct mlx4dv_sq_ring *sq);
+
+/*
+ * mlx4dv_rq_ring_init - fill a receive-queue handle from a QP.
+ *
+ * Filled: buf = buffer + rq.offset, wqe_cnt, wqe_shift, head = tail = 0,
+ * max_scatter = (1 << wqe_shift) / 16, qpn, db (the doorbell record),
+ * wrid when MLX4DV_RING_INIT_WRID is given.
+ *
+ * Errors: EINVAL (NULL, unknown flag or MLX4DV_RING_INIT_BLUEFLAME),
+ * EPROTONOSUPPORT, ENOENT (the QP's receives go to an SRQ, or it has no
+ * receive queue: XRC, RSS), ENOTSUP (geometry), ENOMEM.
+ */
+int mlx4dv_rq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_qp *qp,
+			uint32_t flags);
+
+/*
+ * mlx4dv_wq_ring_init - fill a receive-queue handle from a receive WQ
+ * (ibv_create_wq(), used behind an RSS QP). qpn is the WQ number, which
+ * the WQ's CQEs carry. Same fields and errors as mlx4dv_rq_ring_init().
+ */
+int mlx4dv_wq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_wq *wq,
+			uint32_t flags);
+
+/* mlx4dv_rq_ring_release - free the wrid table of an RQ or WQ handle. */
+void mlx4dv_rq_ring_release(struct mlx4dv_rq_ring *rq);
+
+/*
+ * mlx4dv_srq_ring_init - fill an SRQ handle.
+ *
+ * Filled: buf, wqe_cnt (libmlx4 allocates roundup_pow_of_two(max_wr + 1)
+ * WQEs: from ibv_query_srq(), or, for an SRQ never posted to, the free
+ * list's tail + 1), wqe_shift, head and tail of the free list (as libmlx4
+ * left them), counter (from the doorbell record), max_scatter =
+ * ((1 << wqe_shift) - 16) / 16, db, wrid on request.
+ *
+ * flags: MLX4DV_RING_INIT_WRID, MLX4DV_RING_INIT_XRC_SRQ.
+ * srqn: with MLX4DV_RING_INIT_XRC_SRQ, the XRC SRQ number from
+ * ibv_get_srq_num() (senders put it in srcrb_flags); otherwise 0: the
+ * device never needs an ordinary SRQ's number from software, and libmlx4
+ * 44.0 answers ibv_get_srq_num() on an ordinary SRQ from memory it never
+ * initialised, so the unit does not ask.
+ *
+ * Errors: EINVAL, EPROTONOSUPPORT, ENOTSUP (geometry), ENOMEM, or the
+ * errno of ibv_get_srq_num() for MLX4DV_RING_INIT_XRC_SRQ.
+ */
+int mlx4dv_srq_ring_init(struct mlx4dv_srq_ring *srq, struct ibv_srq *ibsrq,
+			 uint32_t flags);
+
+/* mlx4dv_srq_ring_release - free the wrid table of an SRQ handle. */
+void mlx4dv_srq_ring_release(struct mlx4dv_srq_ring *srq);
+
+/*
+ * mlx4dv_cq_ring_init - fill a CQ handle. flags must be 0.
+ *
+ * Filled: buf, cqe_cnt (power of two), cqe_size (32 or 64), cons_index
+ * (from the consumer-index record, so a CQ libmlx4 polled before keeps
+ * its position), arm_sn, cqn, set_ci_db, arm_db, uar.
+ *
+ * Ownership: libmlx4 marks a converted CQ as driven directly
+ * (MLX4_CQ_FLAGS_DV_OWNED, rdma-core providers/mlx4/mlx4.c). From then on,
+ * when a QP using this CQ is destroyed or moved to RESET, libmlx4 no
+ * longer removes that QP's CQEs from the ring (cq.c __mlx4_cq_clean) nor
+ * returns the SRQ WQEs they hold: the application skips CQEs of dead QPs
+ * itself. ibv_get_cq_event() still counts events for
+ * ibv_ack_cq_events(), but the handle's arm_sn is the application's to
+ * advance. The mark is set even if this function then refuses the CQ.
+ *
+ * Errors: EINVAL (NULL, flags), EPROTONOSUPPORT, ENOTSUP (cqe_size not 32
+ * or 64, cqe_cnt not a power of two, no UAR reported).
+ */
+int mlx4dv_cq_ring_init(struct mlx4dv_cq_ring *cq, struct ibv_cq *ibcq,
+			uint32_t flags);
+
+/* mlx4dv_cq_ring_release - the CQ handle holds no resource today; call it
+ * anyway so that later versions can. */
+void mlx4dv_cq_ring_release(struct mlx4dv_cq_ring *cq);
+
+/* Flags of struct mlx4dv_qp_rings.flags (outputs). */
+enum mlx4dv_qp_rings_flags {
+	/* The QP has no send queue; sq is zeroed. */
+	MLX4DV_QP_RINGS_NO_SQ		= 1 << 0,
+	/* The QP's receives go to an SRQ; rq is zeroed (use
+	 * mlx4dv_srq_ring_init() on ibv_qp.srq). */
+	MLX4DV_QP_RINGS_RQ_ON_SRQ	= 1 << 1,
+	/* The QP has no receive queue of its own (XRC); rq is zeroed. */
+	MLX4DV_QP_RINGS_NO_RQ		= 1 << 2,
+	/* send_cq and recv_cq are the same CQ: both handles describe it;
+	 * drive only send_cq. */
+	MLX4DV_QP_RINGS_SHARED_CQ	= 1 << 3,
+};
+
+/* Every handle of one QP. */
+struct mlx4dv_qp_rings {
+	struct mlx4dv_sq_ring	sq;
+	struct mlx4dv_rq_ring	rq;
+	struct mlx4dv_cq_ring	send_cq;
+	struct mlx4dv_cq_ring	recv_cq;
+	uint32_t		flags;	/* enum mlx4dv_qp_rings_flags */
+};
+
+/*
+ * mlx4dv_qp_rings_init - fill the SQ, RQ and both CQ handles of a QP in
+ * one call. flags: as for mlx4dv_sq_ring_init() (WRID applies to sq and
+ * rq, BLUEFLAME to sq). A missing SQ or RQ is reported in rings->flags,
+ * not as an error; a QP with neither (RSS) gives ENOENT. Errors otherwise
+ * as the single-object functions; on error nothing is kept and *rings is
+ * unchanged.
+ */
+int mlx4dv_qp_rings_init(struct mlx4dv_qp_rings *rings, struct ibv_qp *qp,
+			 uint32_t flags);
+
+/* mlx4dv_qp_rings_release - release every handle of rings. */
+void mlx4dv_qp_rings_release(struct mlx4dv_qp_rings *rings);
+
+/*
+ * mlx4dv_set_blueflame_layout - tell the unit the BlueFlame geometry of a
+ * context when the defaults (see mlx4dv_sq_ring_init()) are wrong.
+ *
+ * bf_reg_size:     bytes of one register, a power of two 64..page size / 2,
+ *                  or 0 for "no BlueFlame" (every request falls back).
+ * bf_regs_per_page: registers in the page, a power of two >= 2; capped at
+ *                  page size / bf_reg_size.
+ *
+ * Errors: EINVAL (bad values, NULL), EPROTONOSUPPORT (not mlx4), EBUSY
+ * (the context's BlueFlame page is in use with another layout).
+ */
+int mlx4dv_set_blueflame_layout(struct ibv_context *context,
+				uint32_t bf_reg_size,
+				uint32_t bf_regs_per_page);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#
+# Instructions per operation by function of <infiniband/mlx4dv.h>.
+#
+# usage: awk -v hdr=mlx4dv.h -v ops=N -f header-costs.awk HEADER ANNOTATION
+#   HEADER      the header the program was built with
+#   ANNOTATION  callgrind_annotate --auto=yes --context=1 output of one dump
+#
+# The data path is inlined into the measured loop, so callgrind charges
+# every instruction to a line of the header. Each line is given to the
+# function whose body holds it (a function starts at a column-0 line that
+# names mlx4dv_*( and opens with a column-0 brace); the result is the
+# self cost of every header function, per operation.
+
+# pass 1: the function each header line belongs to
+FNR == NR {
+	if ($0 ~ /^[A-Za-z_]/ && $0 ~ /mlx4dv_[a-z0-9_]+\(/ && $0 !~ /;[ \t]*$/) {
+		match($0, /mlx4dv_[a-z0-9_]+\(/)
+		cand = substr($0, RSTART, RLENGTH - 1)
+	}
+	if ($0 ~ /^\{/)
+		cur = cand
+	if (cur != "")
+		fn[FNR] = cur
+	if ($0 ~ /^\}/)
+		cur = ""
+	next
+}
+
+# pass 2: the annotated header; "-- line N ---" says the next line is N
+/^-- Auto-annotated source: / { in_hdr = (index($0, hdr) > 0); line = 0; next }
+in_hdr && /^-- line [0-9]+ / { line = $3; next }
+in_hdr && /^-----/ && line > 0 { in_hdr = 0; next }
+in_hdr && line > 0 {
+	if (match($0, /^ *[0-9][0-9,]* /)) {
+		v = substr($0, RSTART, RLENGTH)
+		gsub(/[ ,]/, "", v)
+		f = (line in fn) ? fn[line] : "(outside any function)"
+		cost[f] += v
+		total += v
+	}
+	line++
+}
+
+END {
+	for (f in cost)
+		printf "%9.1f  %s\n", cost[f] / ops, f | "sort -rn"
+	close("sort -rn")
+	printf "%9.1f  total in the header\n", total / ops
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* One decoded uverbs command frame, as handed to the command handlers. */
+#ifndef MLX4EMU_CMD_H
+#define MLX4EMU_CMD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#include <rdma/ib_user_verbs.h>
+#include <rdma/mlx4-abi.h>
+#include <infiniband/verbs.h>
+#pragma GCC diagnostic pop
+
+#include "emu.h"
+
+struct emu_cmd {
+	struct emu_ctx *ctx;
+	const void *in;		/* core request (after the header) */
+	size_t in_len;
+	const void *in_raw;	/* core request as sent (variable parts) */
+	size_t in_raw_len;
+	const void *drv_in;	/* mlx4 driver request */
+	size_t drv_in_len;
+	uint64_t resp;		/* user address of the core response */
+	size_t resp_len;
+	uint64_t drv_resp;	/* user address of the driver response */
+	size_t drv_resp_len;
+	int ex;
+};
+
+/* Handlers return 0 or a positive errno; called with emu_dev.lock held. */
+typedef int (*emu_cmd_fn)(struct emu_cmd *c);
+
+/* Copies to/from user addresses without faulting (EFAULT instead). */
+int emu_copy_out(uint64_t dst, const void *src, size_t len);
+int emu_copy_in(void *dst, uint64_t src, size_t len);
+/* 0 if [addr, addr+len) is mapped and writable. */
+int emu_probe_rw(uint64_t addr, size_t len);
+/* 0 if [addr, addr+len) is mapped and readable (fast for large ranges). */
+int emu_probe_r(uint64_t addr, size_t len);
+/* Copies the response: legacy frames need room for all of it. */
+int emu_put_resp(struct emu_cmd *c, const void *resp, size_t len);
+int emu_put_drv_resp(struct emu_cmd *c, const void *resp, size_t len);
+/* Copies the driver request into a zeroed struct (short is fine). */
+void emu_get_drv_in(struct emu_cmd *c, void *dst, size_t len);
+
+int emu_cmd_get_context(struct emu_cmd *c);
+int emu_cmd_query_device(struct emu_cmd *c);
+int emu_cmd_query_device_ex(struct emu_cmd *c);
+int emu_cmd_query_port(struct emu_cmd *c);
+int emu_cmd_alloc_pd(struct emu_cmd *c);
+int emu_cmd_dealloc_pd(struct emu_cmd *c);
+int emu_cmd_reg_mr(struct emu_cmd *c);
+int emu_cmd_rereg_mr(struct emu_cmd *c);
+int emu_cmd_dereg_mr(struct emu_cmd *c);
+int emu_cmd_alloc_mw(struct emu_cmd *c);
+int emu_cmd_dealloc_mw(struct emu_cmd *c);
+int emu_cmd_create_comp_channel(struct emu_cmd *c);
+int emu_cmd_create_cq(struct emu_cmd *c);
+int emu_cmd_create_cq_ex(struct emu_cmd *c);
+int emu_cmd_destroy_cq(struct emu_cmd *c);
+int emu_cmd_resize_cq(struct emu_cmd *c);
+int emu_cmd_modify_cq(struct emu_cmd *c);
+int emu_cmd_create_qp(struct emu_cmd *c);
+int emu_cmd_create_qp_ex(struct emu_cmd *c);
+int emu_cmd_query_qp(struct emu_cmd *c);
+int emu_cmd_modify_qp(struct emu_cmd *c);
+int emu_cmd_modify_qp_ex(struct emu_cmd *c);
+int emu_cmd_destroy_qp(struct emu_cmd *c);
+int emu_cmd_create_srq(struct emu_cmd *c);
+int emu_cmd_modify_srq(struct emu_cmd *c);
+int emu_cmd_query_srq(struct emu_cmd *c);
+int emu_cmd_destroy_srq(struct emu_cmd *c);
+int emu_cmd_create_wq(struct emu_cmd *c);
+int emu_cmd_modify_wq(struct emu_cmd *c);
+int emu_cmd_destroy_wq(struct emu_cmd *c);
+int emu_cmd_create_ind_tbl(struct emu_cmd *c);
+int emu_cmd_destroy_ind_tbl(struct emu_cmd *c);
+int emu_cmd_create_flow(struct emu_cmd *c);
+int emu_cmd_destroy_flow(struct emu_cmd *c);
+int emu_cmd_attach_mcast(struct emu_cmd *c);
+
+/* object lookup by handle, NULL when the handle is not a live object */
+struct emu_pd *emu_pd_get(struct emu_ctx *ctx, uint32_t h);
+struct emu_cq *emu_cq_get(struct emu_ctx *ctx, uint32_t h);
+struct emu_srq *emu_srq_get(struct emu_ctx *ctx, uint32_t h);
+struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h);
+
+/* async event on the context's async fd (struct ib_uverbs_async_event_desc) */
+int emu_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
+
+/* releases every object of a context whose device fd closes */
+void emu_ctx_release(struct emu_ctx *ctx);
+void emu_channel_release(int channel);
+void emu_fd_register_channel(int fd, int channel);
+
+#endif

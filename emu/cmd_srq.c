@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * SRQ, receive WQ, RSS indirection table and flow steering commands.
+ * SRQ geometry as libmlx4 lays it out (verbs.c mlx4_create_srq, srq.c):
+ * roundup_pow_of_two(max_wr + 1) WQEs of a 16-byte next segment plus
+ * max_sge data segments, stride a power of two of at least 32 bytes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "objects.h"
+
+static uint32_t pow2_roundup(uint32_t x)
+{
+	uint32_t n = 1;
+
+	while (n < x)
+		n <<= 1;
+	return n;
+}
+
+static uint32_t log2_roundup(uint32_t x)
+{
+	uint32_t s = 0;
+
+	while ((1u << s) < x)
+		s++;
+	return s;
+}
+
+struct emu_srq *emu_srq_get(struct emu_ctx *ctx, uint32_t h)
+{
+	if (h >= EMU_MAX_SRQ || !emu_dev.srq[h].used || emu_dev.srq[h].ctx != ctx)
+		return NULL;
+	return &emu_dev.srq[h];
+}
+
+int emu_cmd_create_srq(struct emu_cmd *c)
+{
+	const struct ib_uverbs_create_srq *q = c->in;
+	struct ib_uverbs_create_srq_resp r = { 0 };
+	struct mlx4_ib_create_srq drv;
+	struct mlx4_ib_create_srq_resp drv_r = { 0 };
+	struct emu_srq *srq = NULL;
+	uint32_t cnt, shift;
+	int err;
+
+	emu_get_drv_in(c, &drv, sizeof(drv));
+	if (!emu_pd_get(c->ctx, q->pd_handle) || c->drv_in_len < sizeof(drv) ||
+	    q->max_wr > emu_cfg.max_srq_wr || q->max_sge > emu_cfg.max_sge - 1 ||
+	    (drv.buf_addr & 63) || (drv.db_addr & 3))
+		return EINVAL;
+	cnt = pow2_roundup(q->max_wr + 1);
+	shift = log2_roundup(16 + q->max_sge * 16);
+	if (shift < 5)
+		shift = 5;
+	if (emu_probe_rw(drv.buf_addr, (uint64_t)cnt << shift) ||
+	    emu_probe_rw(drv.db_addr, 4))
+		return EFAULT;
+	for (uint32_t i = 1; i < EMU_MAX_SRQ; i++)
+		if (!emu_dev.srq[i].used) {
+			srq = &emu_dev.srq[i];
+			break;
+		}
+	if (!srq)
+		return ENOMEM;
+	r.srq_handle = (uint32_t)(srq - emu_dev.srq);
+	r.max_wr = cnt - 1;
+	r.max_sge = q->max_sge;
+	r.srqn = r.srq_handle;
+	drv_r.srqn = r.srqn;
+	err = emu_put_resp(c, &r, sizeof(r));
+	if (!err)
+		err = emu_put_drv_resp(c, &drv_r, sizeof(drv_r));
+	if (err)
+		return err;
+	memset(srq, 0, sizeof(*srq));
+	srq->srqn = r.srqn;
+	srq->ctx = c->ctx;
+	srq->user_handle = q->user_handle;
+	srq->pdn = q->pd_handle;
+	srq->buf = (uint8_t *)(uintptr_t)drv.buf_addr;
+	srq->cnt = cnt;
+	srq->shift = shift;
+	srq->max_gs = ((1u << shift) - 16) / 16;
+	srq->db = (volatile uint32_t *)(uintptr_t)drv.db_addr;
+	srq->used = true;
+	EMU_TRACE("create_srq srqn 0x%x %u x %u bytes", srq->srqn, cnt, 1u << shift);
+	return 0;
+}
+
+int emu_cmd_modify_srq(struct emu_cmd *c)
+{
+	const struct ib_uverbs_modify_srq *q = c->in;
+	struct emu_srq *srq = emu_srq_get(c->ctx, q->srq_handle);
+
+	if (!srq || (q->attr_mask & ~(uint32_t)(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
+		return EINVAL;
+	/* ConnectX-3 cannot resize an SRQ */
+	if (q->attr_mask & IBV_SRQ_MAX_WR)
+		return EINVAL;
+	if (q->attr_mask & IBV_SRQ_LIMIT) {
+		if (q->srq_limit >= srq->cnt)
+			return EINVAL;
+		srq->limit = q->srq_limit;
+	}
+	return 0;
+}
+
+int emu_cmd_query_srq(struct emu_cmd *c)
+{
+	const struct ib_uverbs_query_srq *q = c->in;
+	struct ib_uverbs_query_srq_resp r = { 0 };
+	struct emu_srq *srq = emu_srq_get(c->ctx, q->srq_handle);
+
+	if (!srq)
+		return EINVAL;
+	r.max_wr = srq->cnt - 1;
+	r.max_sge = srq->max_gs;
+	r.srq_limit = srq->limit;
+	return emu_put_resp(c, &r, sizeof(r));
+}
+
+int emu_cmd_destroy_srq(struct emu_cmd *c)
+{
+	const struct ib_uverbs_destroy_srq *q = c->in;
+	struct ib_uverbs_destroy_srq_resp r = { 0 };
+	struct emu_srq *srq = emu_srq_get(c->ctx, q->srq_handle);
+	int err;
+
+	if (!srq)
+		return EINVAL;
+	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
+		    emu_dev.qp_tab[i]->srq == srq)
+			return EBUSY;
+	r.events_reported = srq->async_events;
+	err = emu_put_resp(c, &r, sizeof(r));
+	if (err)
+		return err;
+	srq->used = false;
+	return 0;
+}
+
+/* ---- receive work queues (ibv_wq) ---- */
+
+static struct emu_qp *wq_get(struct emu_ctx *ctx, uint32_t h)
+{
+	struct emu_qp *wq = emu_qp_by_qpn(h);
+
+	return wq && wq->ctx == ctx && wq->is_wq ? wq : NULL;
+}
+
+int emu_cmd_create_wq(struct emu_cmd *c)
+{
+	const struct ib_uverbs_ex_create_wq *q = c->in;
+	struct ib_uverbs_ex_create_wq_resp r = { 0 };
+	struct mlx4_ib_create_wq drv;
+	struct emu_qp *wq = NULL;
+	uint32_t cnt, shift, sq_bytes = 64;
+	int err;
+
+	emu_get_drv_in(c, &drv, sizeof(drv));
+	if (q->comp_mask || q->wq_type != IBV_WQT_RQ || q->create_flags ||
+	    !emu_pd_get(c->ctx, q->pd_handle) || !emu_cq_get(c->ctx, q->cq_handle) ||
+	    c->drv_in_len < offsetof(struct mlx4_ib_create_wq, log_range_size) ||
+	    !q->max_wr || q->max_wr > emu_cfg.max_qp_wr || !q->max_sge ||
+	    q->max_sge > emu_cfg.max_sge || (drv.buf_addr & 63) || (drv.db_addr & 3))
+		return EINVAL;
+	cnt = pow2_roundup(q->max_wr);
+	shift = log2_roundup(q->max_sge * 16);
+	if (shift < 4)
+		shift = 4;
+	if (emu_probe_rw(drv.buf_addr, ((uint64_t)cnt << shift) + sq_bytes) ||
+	    emu_probe_rw(drv.db_addr, 4))
+		return EFAULT;
+	if (emu_qps_in_use() >= emu_cfg.max_qp)
+		return ENOMEM;
+	for (uint32_t qpn = EMU_FIRST_QPN; qpn < emu_dev.qp_tab_size; qpn++) {
+		if (emu_dev.qp_tab[qpn] && emu_dev.qp_tab[qpn]->used)
+			continue;
+		if (!emu_dev.qp_tab[qpn]) {
+			emu_dev.qp_tab[qpn] = aligned_alloc(64,
+				(sizeof(struct emu_qp) + 63) & ~(size_t)63);
+			if (!emu_dev.qp_tab[qpn])
+				return ENOMEM;
+		}
+		wq = emu_dev.qp_tab[qpn];
+		memset(wq, 0, sizeof(*wq));
+		wq->qpn = qpn;
+		break;
+	}
+	if (!wq)
+		return ENOMEM;
+	r.response_length = sizeof(r);
+	r.wq_handle = wq->qpn;
+	r.wqn = wq->qpn;
+	r.max_wr = cnt;
+	r.max_sge = q->max_sge;
+	err = emu_put_resp(c, &r, sizeof(r));
+	if (err)
+		return err;
+	wq->is_wq = true;
+	wq->type = EMU_QPT_RAW;
+	wq->ctx = c->ctx;
+	wq->user_handle = q->user_handle;
+	wq->pdn = q->pd_handle;
+	wq->rcq = emu_cq_get(c->ctx, q->cq_handle);
+	wq->scq = wq->rcq;
+	/* libmlx4 gives a WQ a dummy one-WQEBB send queue of 64 bytes */
+	wq->sq_shift = 6;
+	wq->sq_cnt = 1;
+	wq->rq_cnt = cnt;
+	wq->rq_shift = shift;
+	wq->rq_max_gs = (1u << shift) / 16;
+	if (shift > 6) {
+		wq->rq_off = 0;
+		wq->sq_off = cnt << shift;
+	} else {
+		wq->sq_off = 0;
+		wq->rq_off = sq_bytes;
+	}
+	wq->buf = (uint8_t *)(uintptr_t)drv.buf_addr;
+	wq->rq_db = (volatile uint32_t *)(uintptr_t)drv.db_addr;
+	wq->state = EMU_QPS_RESET;
+	wq->used = true;
+	emu_rebuild_active();
+	EMU_TRACE("create_wq wqn 0x%x %u x %u bytes at +%u", wq->qpn, cnt,
+		  1u << shift, wq->rq_off);
+	return 0;
+}
+
+int emu_cmd_modify_wq(struct emu_cmd *c)
+{
+	const struct ib_uverbs_ex_modify_wq *q = c->in;
+	struct emu_qp *wq = wq_get(c->ctx, q->wq_handle);
+	uint32_t cur, next;
+
+	if (!wq || (q->attr_mask & ~(uint32_t)(IBV_WQ_ATTR_STATE |
+					       IBV_WQ_ATTR_CURR_STATE)))
+		return EINVAL;
+	cur = wq->state == EMU_QPS_RESET ? IBV_WQS_RESET :
+	      wq->state == EMU_QPS_ERR ? IBV_WQS_ERR : IBV_WQS_RDY;
+	if ((q->attr_mask & IBV_WQ_ATTR_CURR_STATE) && q->curr_wq_state != cur)
+		return EINVAL;
+	if (!(q->attr_mask & IBV_WQ_ATTR_STATE))
+		return 0;
+	next = q->wq_state;
+	if (next > IBV_WQS_ERR || (next == IBV_WQS_RDY && cur == IBV_WQS_ERR))
+		return EINVAL;
+	if (next == IBV_WQS_RESET) {
+		wq->state = EMU_QPS_RESET;
+		wq->rq_ci = 0;
+		wq->rq_head_cache = 0;
+		*wq->rq_db = 0;
+	} else {
+		wq->state = next == IBV_WQS_RDY ? EMU_QPS_RTR : EMU_QPS_ERR;
+	}
+	return 0;
+}
+
+int emu_cmd_destroy_wq(struct emu_cmd *c)
+{
+	const struct ib_uverbs_ex_destroy_wq *q = c->in;
+	struct ib_uverbs_ex_destroy_wq_resp r = { 0 };
+	struct emu_qp *wq = wq_get(c->ctx, q->wq_handle);
+	int err;
+
+	if (!wq || q->comp_mask)
+		return EINVAL;
+	for (unsigned i = 0; i < EMU_MAX_IND_TBL; i++) {
+		struct emu_ind_tbl *t = emu_dev.ind[i];
+
+		if (!t)
+			continue;
+		for (uint32_t j = 0; j < (1u << t->log_size); j++)
+			if (t->wqn[j] == wq->qpn)
+				return EBUSY;
+	}
+	r.response_length = sizeof(r);
+	r.events_reported = wq->async_events;
+	err = emu_put_resp(c, &r, sizeof(r));
+	if (err)
+		return err;
+	wq->used = false;
+	emu_rebuild_active();
+	return 0;
+}
+
+int emu_cmd_create_ind_tbl(struct emu_cmd *c)
+{
+	const struct ib_uverbs_ex_create_rwq_ind_table *q = c->in;
+	struct ib_uverbs_ex_create_rwq_ind_table_resp r = { 0 };
+	const uint32_t *handles = (const uint32_t *)((const uint8_t *)c->in_raw +
+						      sizeof(*q));
+	struct emu_ind_tbl *t;
+	uint32_t n, slot = EMU_MAX_IND_TBL;
+	int err;
+
+	if (q->comp_mask || q->log_ind_tbl_size > 12)
+		return EINVAL;
+	n = 1u << q->log_ind_tbl_size;
+	if (c->in_raw_len < sizeof(*q) + n * sizeof(uint32_t))
+		return EINVAL;
+	for (uint32_t i = 0; i < n; i++)
+		if (!wq_get(c->ctx, handles[i]))
+			return EINVAL;
+	for (uint32_t i = 1; i < EMU_MAX_IND_TBL && slot == EMU_MAX_IND_TBL; i++)
+		if (!emu_dev.ind[i])
+			slot = i;
+	if (slot == EMU_MAX_IND_TBL)
+		return ENOMEM;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return ENOMEM;
+	t->used = true;
+	t->ctx = c->ctx;
+	t->log_size = q->log_ind_tbl_size;
+	for (uint32_t i = 0; i < n; i++)
+		t->wqn[i] = handles[i];
+	r.response_length = sizeof(r);
+	r.ind_tbl_handle = slot;
+	r.ind_tbl_num = slot;
+	err = emu_put_resp(c, &r, sizeof(r));
+	if (err) {
+		free(t);
+		return err;
+	}
+	emu_dev.ind[slot] = t;
+	return 0;
+}
+
+int emu_cmd_destroy_ind_tbl(struct emu_cmd *c)
+{
+	const struct ib_uverbs_ex_destroy_rwq_ind_table *q = c->in;
+	struct emu_ind_tbl *t;
+
+	if (q->comp_mask || q->ind_tbl_handle >= EMU_MAX_IND_TBL)
+		return EINVAL;
+	t = emu_dev.ind[q->ind_tbl_handle];
+	if (!t || t->ctx != c->ctx)
+		return EINVAL;
+	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
+		    emu_dev.qp_tab[i]->ind == t)
+			return EBUSY;
+	emu_dev.ind[q->ind_tbl_handle] = NULL;
+	free(t);
+	return 0;
+}
+
+/* ---- flow steering: only the Ethernet destination MAC is matched ---- */
+
+int emu_cmd_create_flow(struct emu_cmd *c)
+{
+	const struct ib_uverbs_create_flow *q = c->in;
+	struct ib_uverbs_create_flow_resp r = { 0 };
+	const uint8_t *spec = (const uint8_t *)c->in_raw + sizeof(*q);
+	const uint8_t *end = (const uint8_t *)c->in_raw + c->in_raw_len;
+	struct emu_qp *qp = emu_qp_get(c->ctx, q->qp_handle);
+	struct emu_flow *f = NULL;
+	int err;
+
+	/* flow_attr.size counts the specs only, not flow_attr itself (kernel
+	 * uverbs_cmd.c ib_uverbs_ex_create_flow; libibverbs cmd_flow.c). */
+	if (!qp || q->comp_mask || qp->type != EMU_QPT_RAW ||
+	    (size_t)(end - spec) < q->flow_attr.size)
+		return EINVAL;
+	end = spec + q->flow_attr.size;
+	for (unsigned i = 0; i < EMU_MAX_FLOW && !f; i++)
+		if (!emu_dev.flow[i].used)
+			f = &emu_dev.flow[i];
+	if (!f)
+		return ENOMEM;
+	memset(f, 0, sizeof(*f));
+	f->type = q->flow_attr.type;
+	for (unsigned i = 0; i < q->flow_attr.num_of_specs; i++) {
+		struct ib_uverbs_flow_spec_hdr h;
+
+		if (end - spec < (ptrdiff_t)sizeof(h))
+			return EINVAL;
+		memcpy(&h, spec, sizeof(h));
+		if (h.size < sizeof(h) || end - spec < h.size)
+			return EINVAL;
+		if (h.type == IBV_FLOW_SPEC_ETH &&
+		    h.size >= sizeof(struct ib_uverbs_flow_spec_eth)) {
+			struct ib_uverbs_flow_spec_eth eth;
+
+			memcpy(&eth, spec, sizeof(eth));
+			memcpy(f->mac, eth.val.dst_mac, 6);
+			memcpy(f->mac_mask, eth.mask.dst_mac, 6);
+			f->has_mac = true;
+		}
+		spec += h.size;
+	}
+	r.flow_handle = (uint32_t)(f - emu_dev.flow);
+	err = emu_put_resp(c, &r, sizeof(r));
+	if (err)
+		return err;
+	f->used = true;
+	f->ctx = c->ctx;
+	f->qpn = qp->qpn;
+	qp->nflows++;
+	return 0;
+}
+
+int emu_cmd_destroy_flow(struct emu_cmd *c)
+{
+	const struct ib_uverbs_destroy_flow *q = c->in;
+	struct emu_flow *f;
+	struct emu_qp *qp;
+
+	if (q->comp_mask || q->flow_handle >= EMU_MAX_FLOW)
+		return EINVAL;
+	f = &emu_dev.flow[q->flow_handle];
+	if (!f->used || f->ctx != c->ctx)
+		return EINVAL;
+	f->used = false;
+	qp = emu_qp_by_qpn(f->qpn);
+	if (qp && qp->nflows)
+		qp->nflows--;
+	return 0;
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* Environment parsing; every option of mlx4emu-run maps to one variable. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct emu_config emu_cfg;
+
+static int parse_uint(const char *name, unsigned long min, unsigned long max,
+		      unsigned long def, unsigned long *out)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long x;
+
+	*out = def;
+	if (!v || !*v)
+		return 0;
+	x = strtoul(v, &end, 0);
+	if (*end || x < min || x > max) {
+		fprintf(stderr, "mlx4emu: %s=%s is not in [%lu, %lu]\n", name, v,
+			min, max);
+		return -1;
+	}
+	*out = x;
+	return 0;
+}
+
+static int parse_bool(const char *name, bool def, bool *out)
+{
+	const char *v = getenv(name);
+
+	*out = def;
+	if (!v || !*v)
+		return 0;
+	if (!strcmp(v, "1") || !strcasecmp(v, "on") || !strcasecmp(v, "yes") ||
+	    !strcasecmp(v, "true")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "no") ||
+	    !strcasecmp(v, "false")) {
+		*out = false;
+		return 0;
+	}
+	fprintf(stderr, "mlx4emu: %s=%s is not a boolean\n", name, v);
+	return -1;
+}
+
+static int parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned b[6];
+	int n = 0;
+
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%n", &b[0], &b[1], &b[2], &b[3], &b[4],
+		   &b[5], &n) != 6 || s[n] != '\0')
+		return -1;
+	for (int i = 0; i < 6; i++) {
+		if (b[i] > 0xff)
+			return -1;
+		mac[i] = (uint8_t)b[i];
+	}
+	return 0;
+}
+
+static int parse_link_layers(void)
+{
+	const char *v = getenv("MLX4EMU_LINK_LAYER");
+	char buf[64];
+	char *save = NULL, *tok;
+	unsigned i = 0;
+
+	emu_cfg.link_layer[0] = emu_cfg.link_layer[1] = EMU_LL_IB;
+	if (!v || !*v)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
+	     tok = strtok_r(NULL, ",", &save), i++) {
+		if (!strcasecmp(tok, "ib") || !strcasecmp(tok, "infiniband"))
+			emu_cfg.link_layer[i] = EMU_LL_IB;
+		else if (!strcasecmp(tok, "eth") || !strcasecmp(tok, "ethernet") ||
+			 !strcasecmp(tok, "roce"))
+			emu_cfg.link_layer[i] = EMU_LL_ETH;
+		else {
+			fprintf(stderr, "mlx4emu: MLX4EMU_LINK_LAYER: bad value '%s'\n", tok);
+			return -1;
+		}
+	}
+	/* one value applies to every port */
+	if (i == 1)
+		emu_cfg.link_layer[1] = emu_cfg.link_layer[0];
+	return 0;
+}
+
+static int parse_macs(void)
+{
+	const char *v = getenv("MLX4EMU_MAC");
+	char buf[64];
+	char *save = NULL, *tok;
+	unsigned i = 0;
+
+	for (unsigned p = 0; p < 2; p++) {
+		static const uint8_t base[6] = { 0x00, 0x02, 0xc9, 0x0e, 0x4d, 0x00 };
+
+		memcpy(emu_cfg.mac[p], base, 6);
+		emu_cfg.mac[p][5] = (uint8_t)(p + 1);
+	}
+	if (!v || !*v)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
+	     tok = strtok_r(NULL, ",", &save), i++) {
+		if (parse_mac(tok, emu_cfg.mac[i])) {
+			fprintf(stderr, "mlx4emu: MLX4EMU_MAC: bad MAC '%s'\n", tok);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* "N[:syndrome][:qpn]" */
+static int parse_fault(const char *name, uint64_t *n, uint8_t *syndrome,
+		       uint32_t *id, bool with_syndrome)
+{
+	const char *v = getenv(name);
+	long long a = 0, b = 0, c = 0;
+	int k;
+
+	*n = 0;
+	if (!v || !*v)
+		return 0;
+	if (with_syndrome) {
+		k = sscanf(v, "%lli:%lli:%lli", &a, &b, &c);
+		if (k < 1 || a <= 0 || b < 0 || b > 0xff || c < 0)
+			goto bad;
+		*n = (uint64_t)a;
+		*syndrome = k >= 2 ? (uint8_t)b : 0x04;
+		*id = k >= 3 ? (uint32_t)c : 0;
+	} else {
+		k = sscanf(v, "%lli:%lli", &a, &c);
+		if (k < 1 || a <= 0 || c < 0)
+			goto bad;
+		*n = (uint64_t)a;
+		*id = k >= 2 ? (uint32_t)c : 0;
+	}
+	return 0;
+bad:
+	fprintf(stderr, "mlx4emu: %s=%s: expected N%s[:id] with N >= 1\n", name, v,
+		with_syndrome ? "[:syndrome]" : "");
+	return -1;
+}
+
+int emu_config_load(void)
+{
+	unsigned long x;
+	bool b;
+	uint8_t dummy;
+	int err = 0;
+
+	err |= parse_uint("MLX4EMU_PORTS", 1, 2, 1, &x);
+	emu_cfg.ports = (unsigned)x;
+	err |= parse_link_layers();
+	err |= parse_macs();
+	err |= parse_uint("MLX4EMU_CQE_SIZE", 32, 64, 32, &x);
+	if (x != 32 && x != 64) {
+		fprintf(stderr, "mlx4emu: MLX4EMU_CQE_SIZE must be 32 or 64\n");
+		err = -1;
+	}
+	emu_cfg.cqe_size = (unsigned)x;
+	err |= parse_bool("MLX4EMU_BF", true, &b);
+	emu_cfg.bf_reg_size = b ? 512 : 0;
+	err |= parse_uint("MLX4EMU_DEVICE_ID", 0x1003, 0x1007, 0x1003, &x);
+	if (x != 0x1003 && x != 0x1007) {
+		fprintf(stderr, "mlx4emu: MLX4EMU_DEVICE_ID must be 0x1003 or 0x1007\n");
+		err = -1;
+	}
+	emu_cfg.device_id = (unsigned)x;
+	err |= parse_uint("MLX4EMU_MAX_QP", 16, 65536 - 0x48, 4096, &x);
+	emu_cfg.max_qp = (unsigned)x;
+	err |= parse_uint("MLX4EMU_MAX_QP_WR", 16, 65536, 16351, &x);
+	emu_cfg.max_qp_wr = (unsigned)x;
+	err |= parse_uint("MLX4EMU_MAX_SGE", 1, 62, 32, &x);
+	emu_cfg.max_sge = (unsigned)x;
+	err |= parse_uint("MLX4EMU_MAX_INLINE", 0, 1024, 1024, &x);
+	emu_cfg.max_inline = (unsigned)x;
+	err |= parse_uint("MLX4EMU_MAX_CQE", 1, 0x3fffff, 0x3fffff, &x);
+	emu_cfg.max_cqe = (unsigned)x;
+	err |= parse_uint("MLX4EMU_MAX_MR", 16, 1 << 20, 1 << 16, &x);
+	emu_cfg.max_mr = (unsigned)x;
+	err |= parse_uint("MLX4EMU_MAX_SRQ_WR", 16, 65535, 16383, &x);
+	emu_cfg.max_srq_wr = (unsigned)x;
+	err |= parse_uint("MLX4EMU_RNR_TIMER_CAP_US", 0, 1000000, 1000, &x);
+	emu_cfg.rnr_cap_us = (unsigned)x;
+	err |= parse_bool("MLX4EMU_DEBUG", false, &emu_cfg.debug);
+	err |= parse_fault("MLX4EMU_FAULT_CQE", &emu_cfg.fault_cqe_n,
+			   &emu_cfg.fault_cqe_syndrome, &emu_cfg.fault_cqe_qpn, true);
+	err |= parse_fault("MLX4EMU_FAULT_QP_ERR", &emu_cfg.fault_err_n, &dummy,
+			   &emu_cfg.fault_err_qpn, false);
+	err |= parse_fault("MLX4EMU_FAULT_CQ_OVERRUN", &emu_cfg.fault_overrun_n,
+			   &dummy, &emu_cfg.fault_overrun_cqn, false);
+	return err ? -1 : 0;
+}
+
+void emu_port_gid(unsigned port, uint8_t gid[16])
+{
+	const uint8_t *mac = emu_cfg.mac[port - 1];
+
+	memset(gid, 0, 16);
+	gid[0] = 0xfe;
+	gid[1] = 0x80;
+	if (emu_cfg.link_layer[port - 1] == EMU_LL_ETH) {
+		/* modified EUI-64 from the MAC, as RoCE v1 link-local GIDs */
+		gid[8] = mac[0] ^ 0x02;
+		gid[9] = mac[1];
+		gid[10] = mac[2];
+		gid[11] = 0xff;
+		gid[12] = 0xfe;
+		gid[13] = mac[3];
+		gid[14] = mac[4];
+		gid[15] = mac[5];
+	} else {
+		/* port GUID: node GUID + port */
+		gid[8] = 0x00;
+		gid[9] = 0x02;
+		gid[10] = 0xc9;
+		gid[11] = 0x03;
+		gid[12] = 0x00;
+		gid[13] = 0x0e;
+		gid[14] = 0x4d;
+		gid[15] = (uint8_t)(0x00 + port);
+	}
+}

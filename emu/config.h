@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/* Device configuration, read once from MLX4EMU_* environment variables. */
+#ifndef MLX4EMU_CONFIG_H
+#define MLX4EMU_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum emu_link_layer { EMU_LL_IB = 1, EMU_LL_ETH = 2 };
+
+#define EMU_GID_TBL_LEN 4
+#define EMU_PKEY_TBL_LEN 1
+#define EMU_DEFAULT_PKEY 0xffff
+
+struct emu_config {
+	unsigned ports;			/* 1 or 2 */
+	uint8_t link_layer[2];		/* enum emu_link_layer */
+	uint8_t mac[2][6];
+	unsigned cqe_size;		/* 32 or 64 */
+	unsigned bf_reg_size;		/* 0 disables BlueFlame */
+	unsigned device_id;		/* 0x1003 ConnectX-3, 0x1007 Pro */
+	unsigned max_qp, max_qp_wr, max_sge, max_inline, max_cqe, max_mr;
+	unsigned max_srq_wr;
+	unsigned rnr_cap_us;		/* upper bound of one RNR wait */
+	bool debug;
+	/* fault injection (0 = off) */
+	uint64_t fault_cqe_n;
+	uint8_t fault_cqe_syndrome;
+	uint32_t fault_cqe_qpn;
+	uint64_t fault_err_n;
+	uint32_t fault_err_qpn;
+	uint64_t fault_overrun_n;
+	uint32_t fault_overrun_cqn;
+};
+
+extern struct emu_config emu_cfg;
+
+/* Parses the environment; returns 0 or -1 with a message on stderr. */
+int emu_config_load(void);
+
+/* The link-local GID derived from a port MAC (EUI-64), or the IB GID. */
+void emu_port_gid(unsigned port, uint8_t gid[16]);
+
+#endif

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Internal state of the software ConnectX-3: one device per process, its
+ * objects (PDs, memory keys, CQs, QPs, SRQs, WQs, indirection tables) and
+ * the engine that executes work queues.  Everything here is guarded by
+ * emu_dev.lock except the counters (atomics) and the pause flag.
+ */
+#ifndef MLX4EMU_EMU_H
+#define MLX4EMU_EMU_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+
+#define EMU_MAX_CTX 64
+#define EMU_MAX_PD 1024
+#define EMU_MAX_CQ 4096
+#define EMU_MAX_SRQ 1024
+#define EMU_MAX_IND_TBL 256
+#define EMU_MAX_FLOW 1024
+#define EMU_FIRST_QPN 0x48 /* QPNs below are reserved (special QPs) */
+#define EMU_FIRST_KEY_INDEX 2 /* index 1 key 0 is the invalid lkey 0x100 */
+/* BlueFlame registers in the BlueFlame page: 4096 bytes of 512-byte
+ * registers, the log_max_bf_regs_per_page = 3 of ConnectX-3 firmware. */
+#define EMU_BF_REGS_PER_PAGE 8
+
+/* ibv_qp_type values as carried by the create commands. */
+enum emu_qp_type {
+	EMU_QPT_RC = 2,
+	EMU_QPT_UC = 3,
+	EMU_QPT_UD = 4,
+	EMU_QPT_RAW = 8,
+};
+
+/* ibv_qp_state values. */
+enum emu_qp_state {
+	EMU_QPS_RESET,
+	EMU_QPS_INIT,
+	EMU_QPS_RTR,
+	EMU_QPS_RTS,
+	EMU_QPS_SQD,
+	EMU_QPS_SQE,
+	EMU_QPS_ERR,
+};
+
+struct emu_ctx {
+	bool used;
+	int cmd_fd;
+	int async_rd, async_wr;	/* pipe: libibverbs reads the read end */
+	uint8_t *uar;		/* 0x14 send doorbell, 0x20 CQ arm doorbell */
+	uint8_t *bf_page;
+	int page_fd;		/* memfd holding the UAR and BlueFlame pages */
+	void *pages;		/* the engine's own mapping of both */
+	size_t pages_len;
+	uint64_t last_cq_db;
+	/* first 16 bytes last seen in each half of each BlueFlame register */
+	uint8_t bf_last[2 * EMU_BF_REGS_PER_PAGE][16];
+};
+
+struct emu_channel {
+	bool used;
+	int rd, wr;
+};
+
+enum emu_key_kind { EMU_KEY_FREE, EMU_KEY_MR, EMU_KEY_MW1, EMU_KEY_MW2 };
+
+struct emu_key {
+	uint8_t kind;
+	bool valid;		/* MR registered, or MW bound */
+	uint32_t key;		/* index << 8 | tag */
+	uint32_t pdn;
+	uint32_t access;	/* IBV_ACCESS_* */
+	uint64_t iova;
+	uint64_t length;
+	uint8_t *host;		/* host address of iova */
+	struct emu_ctx *ctx;
+	uint32_t bind_qpn;	/* type 2 window: QP it is bound to */
+};
+
+struct emu_pd {
+	bool used;
+	struct emu_ctx *ctx;
+};
+
+struct emu_cq {
+	bool used;
+	struct emu_ctx *ctx;
+	uint32_t cqn;
+	uint64_t user_handle;
+	uint8_t *buf;
+	uint32_t cnt;		/* entries, power of two */
+	uint32_t cqe_size;	/* 32 or 64 */
+	volatile uint32_t *ci_db;	/* consumer index record, big-endian */
+	volatile uint32_t *arm_db;	/* arm record, big-endian */
+	uint32_t pi;		/* producer index (CQEs written) */
+	uint32_t ci_cache;	/* last consumer index read from ci_db */
+	int channel;		/* index into emu_dev.channels or -1 */
+	uint32_t last_arm_rec;
+	int armed;		/* 0 no, 1 solicited only, 2 any */
+	bool in_error;		/* overrun happened */
+	uint32_t comp_events, async_events;
+	uint64_t cqes_total;
+	uint64_t overrun_after;	/* fault: overrun when cqes_total reaches it */
+};
+
+struct emu_srq {
+	bool used;
+	struct emu_ctx *ctx;
+	uint32_t srqn;
+	uint64_t user_handle;
+	uint32_t pdn;
+	uint8_t *buf;
+	uint32_t cnt;		/* WQEs, power of two */
+	uint32_t shift;
+	uint32_t max_gs;
+	volatile uint32_t *db;	/* post counter, big-endian 16 bits */
+	uint16_t consumed;
+	uint16_t posted_cache;	/* last post counter read from db */
+	uint16_t next;		/* index of the next WQE the device takes */
+	uint32_t limit;
+	uint32_t async_events;
+};
+
+struct emu_ind_tbl {
+	bool used;
+	struct emu_ctx *ctx;
+	uint32_t log_size;
+	uint32_t wqn[1 << 12];
+};
+
+struct emu_flow {
+	bool used;
+	struct emu_ctx *ctx;
+	uint32_t qpn;
+	uint32_t type;		/* ibv_flow_attr_type */
+	bool has_mac;
+	uint8_t mac[6], mac_mask[6];
+};
+
+struct emu_path {
+	uint8_t dgid[16];
+	uint32_t flow_label;
+	uint16_t dlid;
+	uint8_t sgid_index, hop_limit, traffic_class, sl, src_path_bits;
+	uint8_t static_rate, is_global, port_num;
+};
+
+struct emu_qp {
+	bool used;
+	bool is_wq;		/* receive work queue (ibv_wq) */
+	bool is_rss;		/* RSS QP: receive spreads over WQs */
+	struct emu_ctx *ctx;
+	uint32_t qpn;
+	uint64_t user_handle;
+	uint8_t type;
+	uint8_t state;
+	uint32_t pdn;
+	struct emu_cq *scq, *rcq;
+	struct emu_srq *srq;
+	/* ring geometry, as libmlx4 computed it */
+	uint8_t *buf;
+	uint32_t sq_off, sq_cnt, sq_shift, sq_spare;
+	uint32_t rq_off, rq_cnt, rq_shift, rq_max_gs;
+	volatile uint32_t *rq_db;
+	/* device-side indices */
+	uint32_t sq_pc;		/* WQEBB counter of the next WQE to execute */
+	uint16_t rq_ci;		/* receive WQEs consumed */
+	uint16_t rq_head_cache;	/* last head read from the doorbell record */
+	bool sig_all;
+	/* capabilities reported at create */
+	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline;
+	/* attributes */
+	uint32_t qkey, rq_psn, sq_psn, dest_qpn, access;
+	uint16_t pkey_index;
+	uint8_t port, mtu, timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic, path_mig_state, en_sqd;
+	struct emu_path path;
+	/* RNR retry state of the WQE at sq_pc */
+	uint32_t rnr_tries;
+	uint64_t rnr_due_ns;
+	/* fault injection and statistics */
+	uint64_t wqes_done;
+	uint64_t fault_cqe_at;	/* 1-based WQE number, 0 = none */
+	uint8_t fault_syndrome;
+	uint64_t fault_err_after;
+	uint32_t async_events;
+	/* RSS */
+	struct emu_ind_tbl *ind;
+	uint64_t hash_fields;
+	uint8_t hash_key[40];
+	/* flow steering present for this QP */
+	uint32_t nflows;
+	/* BlueFlame post waiting for its ring slot to be readable */
+	uint8_t bf_copy[512];
+	bool bf_pending;
+	uint32_t bf_counter;
+};
+
+struct emu_counters_raw {
+	atomic_uint_fast64_t wqes, cqes, error_cqes, comp_events, async_events;
+	atomic_uint_fast64_t strict_errors, bf_wqes, rnr_naks, packets, passes;
+};
+
+struct emu_fault_cfg {
+	uint32_t qpn;		/* 0 = next QP created */
+	uint64_t count;
+	uint8_t syndrome;
+};
+
+struct emu_dev {
+	pthread_mutex_t lock;
+	atomic_bool started;
+	pthread_t thread;
+	atomic_bool stop;
+	atomic_bool paused;
+	atomic_uint_fast64_t kick;	/* bumped to wake the engine */
+	pthread_mutex_t sleep_lock;
+	pthread_cond_t sleep_cond;
+	atomic_uint_fast64_t idle_passes; /* consecutive passes with no work */
+	atomic_uint_fast64_t pass_seq;
+	atomic_bool busy_hint;	/* work pending that passes may not show */
+
+	struct emu_ctx ctx[EMU_MAX_CTX];
+	struct emu_channel channels[EMU_MAX_CTX * 16];
+	struct emu_pd pd[EMU_MAX_PD];
+	struct emu_key *keys;	/* indexed by key >> 8 */
+	uint32_t nkeys;
+	uint32_t key_hint;
+	struct emu_cq cq[EMU_MAX_CQ];
+	struct emu_srq srq[EMU_MAX_SRQ];
+	struct emu_ind_tbl *ind[EMU_MAX_IND_TBL];
+	struct emu_flow flow[EMU_MAX_FLOW];
+	struct emu_qp **qp_tab;	/* indexed by QPN, qp_tab_size entries */
+	uint32_t qp_tab_size;
+	uint32_t qpn_hint;
+	struct emu_qp **active;	/* QPs and WQs the engine scans */
+	uint32_t nactive;
+	struct emu_cq **active_cq;
+	uint32_t nactive_cq;
+
+	struct emu_counters_raw ctr;
+	struct emu_fault_cfg fault_cqe, fault_err;
+	uint64_t fault_overrun;	/* 0 none; else overrun at this CQE count */
+	uint32_t fault_overrun_cqn;
+};
+
+extern struct emu_dev emu_dev;
+
+/*
+ * Counters are written by one thread at a time (under emu_dev.lock, or the
+ * engine thread alone) and read from anywhere: a relaxed load and store
+ * keep the hot path free of locked instructions.
+ */
+#define EMU_CTR_INC(field) \
+	atomic_store_explicit(&emu_dev.ctr.field, \
+		atomic_load_explicit(&emu_dev.ctr.field, memory_order_relaxed) + 1, \
+		memory_order_relaxed)
+
+/* trace.c */
+void emu_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define EMU_TRACE(...) do { if (emu_cfg.debug) emu_trace(__VA_ARGS__); } while (0)
+
+/* engine.c */
+int emu_engine_start(void);
+void emu_engine_kick(void);
+void emu_rebuild_active(void);
+uint64_t emu_now_ns(void);
+
+/* uverbs.c */
+ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len);
+
+/* interpose.c */
+ssize_t emu_real_write(int fd, const void *buf, size_t len);
+int emu_real_close(int fd);
+
+#endif

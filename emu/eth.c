@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Raw Ethernet between the raw packet QPs of the process.
+ *
+ * Delivery rule (a simplification of the port's flow steering): a frame
+ * sent on port P reaches every other raw packet QP on port P in RTR or RTS
+ * that either has flow rules of which one matches (an Ethernet rule on the
+ * destination MAC under its mask; a rule without an Ethernet spec, an
+ * all-default or sniffer rule matches everything; a multicast-default rule
+ * matches multicast frames), or has no flow rule at all and the frame is
+ * for the port MAC, broadcast or multicast.  An RSS QP that matches hands
+ * the frame to the WQ its indirection table names at Toeplitz hash &
+ * (size - 1).  Receivers with no posted WQE drop the frame.
+ *
+ * Offloads: the IP and TCP/UDP checksum flags of the send WQE fill in the
+ * checksums of the delivered copy; LSO cuts the payload into MSS-sized
+ * TCP segments behind a copy of the header.  Receive CQEs carry the IPv4
+ * and checksum status bits.
+ */
+#include <endian.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "cq.h"
+#include "objects.h"
+#include "wqe.h"
+
+#define FRAME_MAX (65536 + 256)
+
+static uint8_t frame[FRAME_MAX];
+
+enum {
+	ST_TCP_UDP_CSUM_OK = 1 << 2,
+	ST_IPV4 = 1 << 22,
+	ST_IP_HDR_CSUM_OK = 1 << 28,
+};
+
+struct l3l4 {
+	uint32_t l3;		/* offset of the IP header, 0 = none */
+	uint32_t l4;		/* offset of the TCP/UDP header, 0 = none */
+	uint8_t ipver, proto;
+};
+
+/*
+ * Finds the IP and TCP/UDP headers behind the 16-bit ethertype at
+ * type_off; the IP header starts `gap` bytes after it (2 for Ethernet,
+ * 4 for the IPoIB encapsulation header).  Ethernet may stack VLAN tags.
+ */
+static void parse_at(const uint8_t *f, uint32_t len, uint32_t type_off,
+		     uint32_t gap, bool vlan_ok, struct l3l4 *p)
+{
+	uint32_t off = type_off;
+	uint16_t type;
+
+	memset(p, 0, sizeof(*p));
+	if (len < type_off + gap)
+		return;
+	type = ld_be16(f + off);
+	while (vlan_ok && (type == 0x8100 || type == 0x88a8) && off + 6 <= len) {
+		off += 4;
+		type = ld_be16(f + off);
+	}
+	off += gap;
+	if (type == 0x0800 && off + 20 <= len && (f[off] >> 4) == 4) {
+		uint32_t ihl = (f[off] & 15) * 4u;
+
+		p->l3 = off;
+		p->ipver = 4;
+		p->proto = f[off + 9];
+		if (ihl >= 20 && off + ihl <= len && !(ld_be16(f + off + 6) & 0x3fff))
+			p->l4 = off + ihl;
+	} else if (type == 0x86dd && off + 40 <= len) {
+		p->l3 = off;
+		p->ipver = 6;
+		p->proto = f[off + 6];
+		p->l4 = off + 40;
+	}
+	if (p->l4 && !((p->proto == 6 && p->l4 + 20 <= len) ||
+		       (p->proto == 17 && p->l4 + 8 <= len)))
+		p->l4 = 0;
+}
+
+static void parse(const uint8_t *f, uint32_t len, struct l3l4 *p)
+{
+	parse_at(f, len, 12, 2, true, p);
+}
+
+static uint32_t sum16(const uint8_t *p, uint32_t len, uint32_t acc)
+{
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		acc += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (len & 1)
+		acc += (uint32_t)p[len - 1] << 8;
+	return acc;
+}
+
+static uint16_t fold(uint32_t acc)
+{
+	while (acc >> 16)
+		acc = (acc & 0xffff) + (acc >> 16);
+	return (uint16_t)~acc;
+}
+
+static uint32_t l4_len(const uint8_t *f, uint32_t len, const struct l3l4 *p)
+{
+	if (p->ipver == 4) {
+		uint32_t tot = ld_be16(f + p->l3 + 2);
+
+		if (p->l3 + tot <= len)
+			len = p->l3 + tot;
+	} else {
+		uint32_t pl = ld_be16(f + p->l3 + 4);
+
+		if (p->l3 + 40 + pl <= len)
+			len = p->l3 + 40 + pl;
+	}
+	return len - p->l4;
+}
+
+static uint32_t pseudo_sum(const uint8_t *f, const struct l3l4 *p, uint32_t n)
+{
+	uint32_t acc = 0;
+
+	if (p->ipver == 4)
+		acc = sum16(f + p->l3 + 12, 8, 0);
+	else
+		acc = sum16(f + p->l3 + 8, 32, 0);
+	return acc + p->proto + (n & 0xffff) + (n >> 16);
+}
+
+static void fill_parsed(uint8_t *f, uint32_t len, const struct l3l4 *pp,
+			bool ip, bool l4)
+{
+	const struct l3l4 p = *pp;
+
+	if (ip && p.ipver == 4) {
+		uint32_t ihl = (f[p.l3] & 15) * 4u;
+		uint16_t c;
+
+		f[p.l3 + 10] = f[p.l3 + 11] = 0;
+		c = fold(sum16(f + p.l3, ihl, 0));
+		f[p.l3 + 10] = (uint8_t)(c >> 8);
+		f[p.l3 + 11] = (uint8_t)c;
+	}
+	if (l4 && p.l4) {
+		uint32_t n = l4_len(f, len, &p);
+		uint32_t at = p.l4 + (p.proto == 6 ? 16 : 6);
+		uint16_t c;
+
+		f[at] = f[at + 1] = 0;
+		c = fold(sum16(f + p.l4, n, pseudo_sum(f, &p, n)));
+		if (p.proto == 17 && !c)
+			c = 0xffff;
+		f[at] = (uint8_t)(c >> 8);
+		f[at + 1] = (uint8_t)c;
+	}
+}
+
+static uint32_t status_parsed(const uint8_t *f, uint32_t len, const struct l3l4 *pp)
+{
+	const struct l3l4 p = *pp;
+	uint32_t st = 0;
+
+	if (p.ipver == 4) {
+		st |= ST_IPV4;
+		if (fold(sum16(f + p.l3, (f[p.l3] & 15) * 4u, 0)) == 0)
+			st |= ST_IP_HDR_CSUM_OK;
+	}
+	if (p.l4) {
+		uint32_t n = l4_len(f, len, &p);
+		uint32_t at = p.l4 + (p.proto == 6 ? 16 : 6);
+
+		if ((p.proto == 17 && !f[at] && !f[at + 1]) ||
+		    fold(sum16(f + p.l4, n, pseudo_sum(f, &p, n))) == 0)
+			st |= ST_TCP_UDP_CSUM_OK;
+	}
+	return st;
+}
+
+static void fill_checksums(uint8_t *f, uint32_t len, bool ip, bool l4)
+{
+	struct l3l4 p;
+
+	parse(f, len, &p);
+	fill_parsed(f, len, &p, ip, l4);
+}
+
+static uint32_t rx_status(const uint8_t *f, uint32_t len)
+{
+	struct l3l4 p;
+
+	parse(f, len, &p);
+	return status_parsed(f, len, &p);
+}
+
+void emu_ipoib_fill_checksums(uint8_t *msg, uint32_t len, bool ip, bool l4)
+{
+	struct l3l4 p;
+
+	parse_at(msg, len, 0, 4, false, &p);
+	fill_parsed(msg, len, &p, ip, l4);
+}
+
+uint32_t emu_ipoib_rx_status(const uint8_t *msg, uint32_t len)
+{
+	struct l3l4 p;
+
+	parse_at(msg, len, 0, 4, false, &p);
+	return status_parsed(msg, len, &p);
+}
+
+static uint32_t toeplitz(const uint8_t key[40], const uint8_t *in, uint32_t n)
+{
+	uint32_t hash = 0;
+	uint32_t v = ld_be32(key);
+
+	for (uint32_t i = 0; i < n; i++) {
+		for (int b = 7; b >= 0; b--) {
+			if (in[i] & (1 << b))
+				hash ^= v;
+			v <<= 1;
+			if (i + 4 < 40 && (key[i + 4] & (1 << b)))
+				v |= 1;
+		}
+	}
+	return hash;
+}
+
+static uint32_t rss_hash(const struct emu_qp *qp, const uint8_t *f, uint32_t len)
+{
+	uint8_t in[36];
+	uint32_t n = 0;
+	struct l3l4 p;
+	uint64_t m = qp->hash_fields;
+
+	parse(f, len, &p);
+	if (p.ipver == 4) {
+		if (m & MLX4_IB_RX_HASH_SRC_IPV4) {
+			memcpy(in + n, f + p.l3 + 12, 4);
+			n += 4;
+		}
+		if (m & MLX4_IB_RX_HASH_DST_IPV4) {
+			memcpy(in + n, f + p.l3 + 16, 4);
+			n += 4;
+		}
+	} else if (p.ipver == 6) {
+		if (m & MLX4_IB_RX_HASH_SRC_IPV6) {
+			memcpy(in + n, f + p.l3 + 8, 16);
+			n += 16;
+		}
+		if (m & MLX4_IB_RX_HASH_DST_IPV6) {
+			memcpy(in + n, f + p.l3 + 24, 16);
+			n += 16;
+		}
+	}
+	if (p.l4) {
+		uint64_t src = p.proto == 6 ? MLX4_IB_RX_HASH_SRC_PORT_TCP :
+					      MLX4_IB_RX_HASH_SRC_PORT_UDP;
+		uint64_t dst = p.proto == 6 ? MLX4_IB_RX_HASH_DST_PORT_TCP :
+					      MLX4_IB_RX_HASH_DST_PORT_UDP;
+
+		if (m & src) {
+			memcpy(in + n, f + p.l4, 2);
+			n += 2;
+		}
+		if (m & dst) {
+			memcpy(in + n, f + p.l4 + 2, 2);
+			n += 2;
+		}
+	}
+	return n ? toeplitz(qp->hash_key, in, n) : 0;
+}
+
+static bool flow_match(const struct emu_qp *qp, const uint8_t *dmac)
+{
+	bool mcast = dmac[0] & 1;
+
+	if (!qp->nflows) {
+		const uint8_t *mac = emu_cfg.mac[qp->port - 1];
+
+		return mcast || !memcmp(dmac, mac, 6);
+	}
+	for (unsigned i = 0; i < EMU_MAX_FLOW; i++) {
+		const struct emu_flow *fl = &emu_dev.flow[i];
+		bool ok = true;
+
+		if (!fl->used || fl->qpn != qp->qpn)
+			continue;
+		if (fl->type == IBV_FLOW_ATTR_ALL_DEFAULT || fl->type == IBV_FLOW_ATTR_SNIFFER)
+			return true;
+		if (fl->type == IBV_FLOW_ATTR_MC_DEFAULT) {
+			if (mcast)
+				return true;
+			continue;
+		}
+		for (int b = 0; b < 6 && fl->has_mac; b++)
+			if ((dmac[b] & fl->mac_mask[b]) != (fl->mac[b] & fl->mac_mask[b]))
+				ok = false;
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+static void deliver_to(struct emu_qp *rx, const uint8_t *f, uint32_t len,
+		       uint32_t status, uint32_t hash)
+{
+	struct emu_gather g = { 0 };
+	struct emu_rwqe w;
+	struct emu_cqe c;
+	int syn;
+
+	if (!emu_rq_take(rx, &w))
+		return;
+	emu_gather_add(&g, f, len);
+	syn = emu_scatter(&w, &g);
+	if (syn) {
+		emu_cqe_write_error(w.cq, rx->qpn, false, w.wqe_index, (uint8_t)syn, 0);
+		emu_qp_set_error(rx);
+		return;
+	}
+	memset(&c, 0, sizeof(c));
+	c.vlan_my_qpn = htobe32(rx->qpn);
+	c.immed_rss_invalid = htobe32(hash);
+	c.status = htobe32(status);
+	c.byte_cnt = htobe32(len);
+	c.wqe_index = htobe16(w.wqe_index);
+	emu_cqe_write(w.cq, &c, 0x01, false);
+	EMU_CTR_INC(packets);
+}
+
+static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
+{
+	uint32_t status;
+
+	if (len < 14)
+		return;
+	status = rx_status(f, len);
+	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
+		struct emu_qp *rx = emu_dev.qp_tab[i];
+
+		if (!rx || !rx->used || rx == tx || rx->is_wq || rx->type != EMU_QPT_RAW ||
+		    rx->port != tx->port || (rx->state != EMU_QPS_RTR &&
+					     rx->state != EMU_QPS_RTS) ||
+		    !flow_match(rx, f))
+			continue;
+		if (rx->is_rss) {
+			uint32_t hash = rss_hash(rx, f, len);
+			uint32_t size = 1u << rx->ind->log_size;
+			struct emu_qp *wq = emu_qp_by_qpn(rx->ind->wqn[hash & (size - 1)]);
+
+			if (wq && wq->is_wq && wq->state == EMU_QPS_RTR)
+				deliver_to(wq, f, len, status, hash);
+		} else {
+			deliver_to(rx, f, len, status, 0);
+		}
+	}
+}
+
+static uint32_t linearize(const struct emu_gather *g, uint8_t *dst, uint32_t max)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < g->n && n < max; i++) {
+		uint32_t k = g->c[i].len < max - n ? g->c[i].len : max - n;
+
+		memcpy(dst + n, g->c[i].p, k);
+		n += k;
+	}
+	return n;
+}
+
+/* Puts a 4-byte tag after the two MAC addresses; returns the new length. */
+static uint32_t tag_frame(uint8_t *f, uint32_t len, uint32_t vlan)
+{
+	if (!vlan || len < 12 || len + 4 > FRAME_MAX)
+		return len;
+	memmove(f + 16, f + 12, len - 12);
+	f[12] = (uint8_t)(vlan >> 24);
+	f[13] = (uint8_t)(vlan >> 16);
+	f[14] = (uint8_t)(vlan >> 8);
+	f[15] = (uint8_t)vlan;
+	return len + 4;
+}
+
+static void send_lso(struct emu_qp *qp, const struct emu_gather *g,
+		     const uint8_t *hdr, uint32_t hdr_len, uint32_t mss, uint32_t vlan)
+{
+	static uint8_t payload[FRAME_MAX];
+	uint32_t total = linearize(g, payload, sizeof(payload));
+	struct l3l4 p;
+	uint32_t seq0 = 0;
+	uint16_t id0 = 0;
+
+	if (hdr_len > 256)
+		return;
+	memcpy(frame, hdr, hdr_len);
+	parse(frame, hdr_len, &p);
+	if (!p.l3 || p.proto != 6 || !p.l4)
+		return;
+	seq0 = ld_be32(frame + p.l4 + 4);
+	if (p.ipver == 4)
+		id0 = ld_be16(frame + p.l3 + 4);
+	for (uint32_t off = 0, k = 0; off < total || (!total && !k); off += mss, k++) {
+		uint32_t n = total - off < mss ? total - off : mss;
+		bool last = off + n >= total;
+		uint32_t seq = seq0 + off;
+		uint8_t flags = hdr[p.l4 + 13];
+
+		memcpy(frame, hdr, hdr_len);
+		memcpy(frame + hdr_len, payload + off, n);
+		if (p.ipver == 4) {
+			uint16_t tot = (uint16_t)(hdr_len - p.l3 + n);
+			uint16_t id = (uint16_t)(id0 + k);
+
+			frame[p.l3 + 2] = (uint8_t)(tot >> 8);
+			frame[p.l3 + 3] = (uint8_t)tot;
+			frame[p.l3 + 4] = (uint8_t)(id >> 8);
+			frame[p.l3 + 5] = (uint8_t)id;
+		} else {
+			uint16_t pl = (uint16_t)(hdr_len - p.l3 - 40 + n);
+
+			frame[p.l3 + 4] = (uint8_t)(pl >> 8);
+			frame[p.l3 + 5] = (uint8_t)pl;
+		}
+		frame[p.l4 + 4] = (uint8_t)(seq >> 24);
+		frame[p.l4 + 5] = (uint8_t)(seq >> 16);
+		frame[p.l4 + 6] = (uint8_t)(seq >> 8);
+		frame[p.l4 + 7] = (uint8_t)seq;
+		if (!last)
+			frame[p.l4 + 13] = flags & (uint8_t)~0x09;	/* no FIN/PSH */
+		fill_checksums(frame, hdr_len + n, true, true);
+		deliver(qp, frame, tag_frame(frame, hdr_len + n, vlan));
+		if (!total)
+			break;
+	}
+}
+
+int emu_eth_send(struct emu_qp *qp, const struct emu_gather *g, uint32_t srcrb,
+		 const uint8_t *lso_hdr, uint32_t lso_hdr_len, uint32_t mss,
+		 uint32_t vlan)
+{
+	uint32_t len;
+
+	if (lso_hdr) {
+		send_lso(qp, g, lso_hdr, lso_hdr_len, mss, vlan);
+		return 0;
+	}
+	len = linearize(g, frame, sizeof(frame) - 4);
+	len = tag_frame(frame, len, vlan);
+	if (srcrb & (EMU_CTRL_IP_CSUM | EMU_CTRL_TCP_UDP_CSUM))
+		fill_checksums(frame, len, srcrb & EMU_CTRL_IP_CSUM,
+			       srcrb & EMU_CTRL_TCP_UDP_CSUM);
+	deliver(qp, frame, len);
+	return 0;
+}

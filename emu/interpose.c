@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * libc entry points the preload replaces so that libibverbs, unmodified,
+ * finds and drives the software device:
+ *  - open/openat of /dev/infiniband/uverbs0 opens /dev/zero instead (its
+ *    st_rdev 1:5 matches the sysfs "dev" file), stat of that path too;
+ *  - ioctl on the device fd answers ENOTTY so every command goes through
+ *    the write() ABI;
+ *  - write on the device fd is a uverbs command;
+ *  - mmap of the device fd returns the UAR (offset 0) and BlueFlame
+ *    (offset page size) pages as ordinary shared memory the engine watches;
+ *  - NETLINK_RDMA sockets fail so discovery falls back to sysfs.
+ * Everything else is passed through unchanged.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/netlink.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "emu.h"
+#include "sysfs.h"
+
+#define EMU_FD_MAX 65536
+#define EXPORT __attribute__((visibility("default")))
+
+/* fd -> context + 1 (0 = not a device fd); fd -> channel + 1 for channels */
+static _Atomic uint16_t fd_ctx[EMU_FD_MAX];
+static _Atomic uint16_t fd_channel[EMU_FD_MAX];
+
+static int (*real_open)(const char *, int, ...);
+static int (*real_open64)(const char *, int, ...);
+static int (*real_openat)(int, const char *, int, ...);
+static int (*real_openat64)(int, const char *, int, ...);
+static int (*real_stat)(const char *, struct stat *);
+static int (*real_stat64)(const char *, struct stat64 *);
+static int (*real_ioctl)(int, unsigned long, ...);
+static ssize_t (*real_write)(int, const void *, size_t);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
+static int (*real_close)(int);
+static int (*real_socket)(int, int, int);
+
+static void *next_sym(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	if (!p) {
+		fprintf(stderr, "mlx4emu: cannot resolve %s\n", name);
+		abort();
+	}
+	return p;
+}
+
+#define RESOLVE(var, name) \
+	do { if (!(var)) *(void **)&(var) = next_sym(name); } while (0)
+
+static bool is_cdev_path(const char *path)
+{
+	return path && !strcmp(path, EMU_CDEV_PATH);
+}
+
+static int emu_open_device(int flags)
+{
+	int fd;
+
+	RESOLVE(real_open, "open");
+	fd = real_open(EMU_CDEV_TARGET, (flags & ~O_CREAT) | O_CLOEXEC);
+	if (fd < 0)
+		return fd;
+	if (fd >= EMU_FD_MAX) {
+		emu_real_close(fd);
+		errno = EMFILE;
+		return -1;
+	}
+	pthread_mutex_lock(&emu_dev.lock);
+	for (int i = 0; i < EMU_MAX_CTX; i++) {
+		struct emu_ctx *c = &emu_dev.ctx[i];
+
+		if (c->used)
+			continue;
+		memset(c, 0, sizeof(*c));
+		c->used = true;
+		c->cmd_fd = fd;
+		c->async_rd = c->async_wr = -1;
+		c->page_fd = -1;
+		atomic_store(&fd_ctx[fd], (uint16_t)(i + 1));
+		pthread_mutex_unlock(&emu_dev.lock);
+		EMU_TRACE("open %s -> fd %d (context %d)", EMU_CDEV_PATH, fd, i);
+		return fd;
+	}
+	pthread_mutex_unlock(&emu_dev.lock);
+	emu_real_close(fd);
+	errno = EMFILE;
+	return -1;
+}
+
+static struct emu_ctx *ctx_of_fd(int fd)
+{
+	unsigned idx;
+
+	if (fd < 0 || fd >= EMU_FD_MAX)
+		return NULL;
+	idx = atomic_load_explicit(&fd_ctx[fd], memory_order_acquire);
+	return idx ? &emu_dev.ctx[idx - 1] : NULL;
+}
+
+void emu_fd_register_channel(int fd, int channel)
+{
+	if (fd >= 0 && fd < EMU_FD_MAX)
+		atomic_store(&fd_channel[fd], (uint16_t)(channel + 1));
+}
+
+EXPORT int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (is_cdev_path(path))
+		return emu_open_device(flags);
+	RESOLVE(real_open, "open");
+	return real_open(path, flags, mode);
+}
+
+EXPORT int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (is_cdev_path(path))
+		return emu_open_device(flags);
+	RESOLVE(real_open64, "open64");
+	return real_open64(path, flags, mode);
+}
+
+int __open_2(const char *path, int flags);
+EXPORT int __open_2(const char *path, int flags)
+{
+	return open(path, flags);
+}
+
+int __open64_2(const char *path, int flags);
+EXPORT int __open64_2(const char *path, int flags)
+{
+	return open64(path, flags);
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (is_cdev_path(path))
+		return emu_open_device(flags);
+	RESOLVE(real_openat, "openat");
+	return real_openat(dirfd, path, flags, mode);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_list ap;
+
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (is_cdev_path(path))
+		return emu_open_device(flags);
+	RESOLVE(real_openat64, "openat64");
+	return real_openat64(dirfd, path, flags, mode);
+}
+
+EXPORT int stat(const char *path, struct stat *st)
+{
+	RESOLVE(real_stat, "stat");
+	return real_stat(is_cdev_path(path) ? EMU_CDEV_TARGET : path, st);
+}
+
+EXPORT int stat64(const char *path, struct stat64 *st)
+{
+	RESOLVE(real_stat64, "stat64");
+	return real_stat64(is_cdev_path(path) ? EMU_CDEV_TARGET : path, st);
+}
+
+EXPORT int ioctl(int fd, unsigned long request, ...)
+{
+	va_list ap;
+	void *arg;
+
+	va_start(ap, request);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (ctx_of_fd(fd)) {
+		/* no ioctl framework: libibverbs falls back to write() */
+		errno = ENOTTY;
+		return -1;
+	}
+	RESOLVE(real_ioctl, "ioctl");
+	return real_ioctl(fd, request, arg);
+}
+
+ssize_t emu_real_write(int fd, const void *buf, size_t len)
+{
+	RESOLVE(real_write, "write");
+	return real_write(fd, buf, len);
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	struct emu_ctx *ctx = ctx_of_fd(fd);
+
+	if (ctx)
+		return emu_uverbs_write(ctx, buf, len);
+	return emu_real_write(fd, buf, len);
+}
+
+/*
+ * The UAR and BlueFlame pages of a context live in a memfd: every mmap of
+ * the device fd (libmlx4's, or a direct-verbs library's own) maps the same
+ * memory, as mapping a device page twice would, and the engine keeps its
+ * own mapping so that a user munmap never pulls it away.
+ */
+static int ctx_pages(struct emu_ctx *ctx, long page)
+{
+	void *p;
+
+	if (ctx->page_fd >= 0)
+		return 0;
+	ctx->page_fd = memfd_create("mlx4emu-uar", MFD_CLOEXEC);
+	if (ctx->page_fd < 0)
+		return -1;
+	if (ftruncate(ctx->page_fd, 2 * page)) {
+		emu_real_close(ctx->page_fd);
+		ctx->page_fd = -1;
+		return -1;
+	}
+	RESOLVE(real_mmap, "mmap");
+	p = real_mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE, MAP_SHARED,
+		      ctx->page_fd, 0);
+	if (p == MAP_FAILED) {
+		emu_real_close(ctx->page_fd);
+		ctx->page_fd = -1;
+		return -1;
+	}
+	ctx->pages = p;
+	ctx->pages_len = (size_t)(2 * page);
+	ctx->uar = p;
+	if (emu_cfg.bf_reg_size)
+		ctx->bf_page = (uint8_t *)p + page;
+	return 0;
+}
+
+static void *device_mmap(struct emu_ctx *ctx, size_t len, int prot, off_t off)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = MAP_FAILED;
+	int err;
+
+	if (len != (size_t)page || (off != 0 && off != page) ||
+	    (off == page && !emu_cfg.bf_reg_size)) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	pthread_mutex_lock(&emu_dev.lock);
+	err = ctx_pages(ctx, page);
+	if (!err) {
+		RESOLVE(real_mmap, "mmap");
+		p = real_mmap(NULL, len, prot | PROT_READ, MAP_SHARED, ctx->page_fd, off);
+	}
+	pthread_mutex_unlock(&emu_dev.lock);
+	EMU_TRACE("mmap fd %d offset %ld -> %p (%s)", ctx->cmd_fd, (long)off, p,
+		  off ? "BlueFlame page" : "UAR page");
+	return p;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct emu_ctx *ctx = ctx_of_fd(fd);
+
+	if (ctx)
+		return device_mmap(ctx, len, prot, off);
+	RESOLVE(real_mmap, "mmap");
+	return real_mmap(addr, len, prot, flags, fd, off);
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
+{
+	struct emu_ctx *ctx = ctx_of_fd(fd);
+
+	if (ctx)
+		return device_mmap(ctx, len, prot, (off_t)off);
+	RESOLVE(real_mmap64, "mmap64");
+	return real_mmap64(addr, len, prot, flags, fd, off);
+}
+
+int emu_real_close(int fd)
+{
+	RESOLVE(real_close, "close");
+	return real_close(fd);
+}
+
+void emu_ctx_release(struct emu_ctx *ctx);
+void emu_channel_release(int channel);
+
+EXPORT int close(int fd)
+{
+	if (fd >= 0 && fd < EMU_FD_MAX) {
+		unsigned idx = atomic_exchange(&fd_ctx[fd], 0);
+		unsigned ch = atomic_exchange(&fd_channel[fd], 0);
+
+		if (idx) {
+			EMU_TRACE("close device fd %d", fd);
+			emu_ctx_release(&emu_dev.ctx[idx - 1]);
+		}
+		if (ch)
+			emu_channel_release((int)ch - 1);
+	}
+	return emu_real_close(fd);
+}
+
+EXPORT int socket(int domain, int type, int protocol)
+{
+	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
+		/* make libibverbs enumerate through the fake sysfs tree */
+		errno = EPROTONOSUPPORT;
+		return -1;
+	}
+	RESOLVE(real_socket, "socket");
+	return real_socket(domain, type, protocol);
+}
+
+static pid_t sysfs_owner;
+
+__attribute__((constructor)) static void emu_init(void)
+{
+	if (emu_config_load()) {
+		fprintf(stderr, "mlx4emu: bad configuration, device disabled\n");
+		return;
+	}
+	if (emu_sysfs_create()) {
+		fprintf(stderr, "mlx4emu: cannot create the sysfs tree: %s\n",
+			strerror(errno));
+		return;
+	}
+	sysfs_owner = getpid();
+	setenv("SYSFS_PATH", emu_sysfs_root(), 1);
+	EMU_TRACE("device %s (0x%04x), %u port(s), sysfs at %s", EMU_IBDEV_NAME,
+		  emu_cfg.device_id, emu_cfg.ports, emu_sysfs_root());
+}
+
+__attribute__((destructor)) static void emu_fini(void)
+{
+	/* a forked child must not remove its parent's tree */
+	if (sysfs_owner == getpid())
+		emu_sysfs_remove();
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Control API of the software ConnectX-3 (libmlx4emu.so), for tests.
+ *
+ * The functions are exported by the preload library.  A program that must
+ * also build and run without the emulator looks them up at run time with
+ * mlx4emu_ctl_load(), which uses dlsym(RTLD_DEFAULT, ...) and fails (-1)
+ * when the emulator is not loaded.  All functions are thread-safe.
+ */
+#ifndef MLX4EMU_CTL_H
+#define MLX4EMU_CTL_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Any QP / CQ: the fault applies to the next one created or used. */
+#define MLX4EMU_ANY 0u
+
+enum mlx4emu_fault_type {
+	/* error CQE with `syndrome` instead of executing the count-th WQE
+	 * (1-based, counted from the time the fault is set) of QP `qpn` */
+	MLX4EMU_FAULT_ERROR_CQE = 1,
+	/* QP `qpn` moves to the error state after `count` more WQEs */
+	MLX4EMU_FAULT_QP_ERROR = 2,
+	/* CQ `cqn` overruns at its count-th CQE from now: the CQE is lost,
+	 * the CQ stops and IBV_EVENT_CQ_ERR is raised on the async fd */
+	MLX4EMU_FAULT_CQ_OVERRUN = 3,
+};
+
+struct mlx4emu_fault {
+	uint32_t type;		/* enum mlx4emu_fault_type */
+	uint32_t qpn;		/* QPN (host order) or MLX4EMU_ANY */
+	uint32_t cqn;		/* CQN or MLX4EMU_ANY (CQ_OVERRUN) */
+	uint32_t syndrome;	/* CQE syndrome, e.g. 0x04 LOCAL_PROT_ERR */
+	uint64_t count;		/* >= 1 */
+};
+
+struct mlx4emu_counters {
+	uint64_t wqes_executed;	/* send WQEs consumed (incl. errors, flushes
+				 * are not counted) */
+	uint64_t cqes_written;	/* all CQEs, including error CQEs */
+	uint64_t error_cqes;	/* error CQEs (syndrome != 0), incl. flushes */
+	uint64_t comp_events;	/* completion events delivered */
+	uint64_t async_events;	/* async events delivered */
+	uint64_t strict_errors;	/* WQEs refused by a strict check */
+	uint64_t bf_posts;	/* BlueFlame writes observed */
+	uint64_t rnr_naks;	/* RNR NAKs (each retry counts) */
+	uint64_t packets;	/* Ethernet frames delivered to raw QPs */
+	uint64_t engine_passes;	/* scans of all queues */
+};
+
+/* Stops the engine after its current pass; returns 0. Nests: no. */
+int mlx4emu_pause(void);
+/* Lets the engine run again; returns 0. */
+int mlx4emu_resume(void);
+/*
+ * Waits until every WQE posted before the call has been executed and its
+ * CQE written (a complete pass of the engine found nothing to do).
+ * Returns 0, ETIMEDOUT, or EBUSY when the engine is paused.  A QP retrying
+ * RNR NAKs keeps the device busy.
+ */
+int mlx4emu_wait_idle(unsigned timeout_ms);
+/* Arms a fault; returns 0 or EINVAL. */
+int mlx4emu_set_fault(const struct mlx4emu_fault *fault);
+/* Disarms every pending fault; returns 0. */
+int mlx4emu_clear_faults(void);
+/* Copies the counters; returns 0. */
+int mlx4emu_get_counters(struct mlx4emu_counters *out);
+/* Turns the stderr trace on (1) or off (0); returns the previous value. */
+int mlx4emu_set_debug(int on);
+
+/* Function table for run-time lookup. */
+struct mlx4emu_ctl {
+	int (*pause)(void);
+	int (*resume)(void);
+	int (*wait_idle)(unsigned timeout_ms);
+	int (*set_fault)(const struct mlx4emu_fault *fault);
+	int (*clear_faults)(void);
+	int (*get_counters)(struct mlx4emu_counters *out);
+	int (*set_debug)(int on);
+};
+
+#if defined(MLX4EMU_CTL_WANT_LOADER)
+#include <dlfcn.h>
+
+/* Fills `ctl` from the loaded emulator; 0 on success, -1 if absent. */
+static inline int mlx4emu_ctl_load(struct mlx4emu_ctl *ctl)
+{
+#define MLX4EMU_CTL_SYM(field, name) \
+	do { \
+		void *p_ = dlsym(RTLD_DEFAULT, name); \
+		if (!p_) \
+			return -1; \
+		__builtin_memcpy(&ctl->field, &p_, sizeof(p_)); \
+	} while (0)
+	MLX4EMU_CTL_SYM(pause, "mlx4emu_pause");
+	MLX4EMU_CTL_SYM(resume, "mlx4emu_resume");
+	MLX4EMU_CTL_SYM(wait_idle, "mlx4emu_wait_idle");
+	MLX4EMU_CTL_SYM(set_fault, "mlx4emu_set_fault");
+	MLX4EMU_CTL_SYM(clear_faults, "mlx4emu_clear_faults");
+	MLX4EMU_CTL_SYM(get_counters, "mlx4emu_get_counters");
+	MLX4EMU_CTL_SYM(set_debug, "mlx4emu_set_debug");
+#undef MLX4EMU_CTL_SYM
+	return 0;
+}
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

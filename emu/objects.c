@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* Cross-object bookkeeping: PD users, context teardown, the engine's lists. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "objects.h"
+
+bool emu_pd_in_use(uint32_t pdn)
+{
+	for (uint32_t i = 0; i < emu_dev.nkeys; i++)
+		if (emu_dev.keys[i].kind != EMU_KEY_FREE && emu_dev.keys[i].pdn == pdn)
+			return true;
+	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
+		    emu_dev.qp_tab[i]->pdn == pdn)
+			return true;
+	for (uint32_t i = 0; i < EMU_MAX_SRQ; i++)
+		if (emu_dev.srq[i].used && emu_dev.srq[i].pdn == pdn)
+			return true;
+	return false;
+}
+
+void emu_objects_release_ctx(struct emu_ctx *ctx)
+{
+	if (!emu_dev.qp_tab)
+		return;
+	for (unsigned i = 0; i < EMU_MAX_FLOW; i++)
+		if (emu_dev.flow[i].used && emu_dev.flow[i].ctx == ctx)
+			emu_dev.flow[i].used = false;
+	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
+		    emu_dev.qp_tab[i]->ctx == ctx)
+			emu_dev.qp_tab[i]->used = false;
+	for (unsigned i = 0; i < EMU_MAX_IND_TBL; i++)
+		if (emu_dev.ind[i] && emu_dev.ind[i]->ctx == ctx) {
+			free(emu_dev.ind[i]);
+			emu_dev.ind[i] = NULL;
+		}
+	for (unsigned i = 0; i < EMU_MAX_SRQ; i++)
+		if (emu_dev.srq[i].used && emu_dev.srq[i].ctx == ctx)
+			emu_dev.srq[i].used = false;
+	for (unsigned i = 0; i < EMU_MAX_CQ; i++)
+		if (emu_dev.cq[i].used && emu_dev.cq[i].ctx == ctx)
+			emu_dev.cq[i].used = false;
+	emu_keys_release_ctx(ctx);
+	for (unsigned i = 0; i < EMU_MAX_PD; i++)
+		if (emu_dev.pd[i].used && emu_dev.pd[i].ctx == ctx)
+			emu_dev.pd[i].used = false;
+	emu_rebuild_active();
+}
+
+void emu_rebuild_active(void)
+{
+	uint32_t n = 0;
+
+	if (!emu_dev.qp_tab)
+		return;
+	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
+		struct emu_qp *qp = emu_dev.qp_tab[i];
+
+		if (qp && qp->used && !qp->is_rss)
+			emu_dev.active[n++] = qp;
+	}
+	emu_dev.nactive = n;
+	n = 0;
+	for (uint32_t i = 0; i < EMU_MAX_CQ; i++)
+		if (emu_dev.cq[i].used)
+			emu_dev.active_cq[n++] = &emu_dev.cq[i];
+	emu_dev.nactive_cq = n;
+}

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The fake sysfs tree libibverbs walks (through SYSFS_PATH) to find the
+ * device: class/infiniband_verbs/uverbs0 names the character device and the
+ * ABI, class/infiniband/mlx4_0 carries the modalias libmlx4 matches, the
+ * node GUID and the per-port state, GID and P_Key tables.
+ */
+#include "sysfs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static char sysfs_root[256];
+
+static int put_file(const char *content, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Creates every missing directory of root/rel and writes content to it. */
+static int put_file(const char *content, const char *fmt, ...)
+{
+	char path[512];
+	int n = snprintf(path, sizeof(path), "%s/", sysfs_root);
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(path + n, sizeof(path) - (size_t)n, fmt, ap);
+	va_end(ap);
+	for (char *p = path + strlen(sysfs_root) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(content, f);
+	fputc('\n', f);
+	return fclose(f);
+}
+
+static void gid_text(const uint8_t gid[16], char *out, size_t len)
+{
+	snprintf(out, len,
+		 "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
+		 gid[0], gid[1], gid[2], gid[3], gid[4], gid[5], gid[6], gid[7],
+		 gid[8], gid[9], gid[10], gid[11], gid[12], gid[13], gid[14], gid[15]);
+}
+
+static int put_port(unsigned port)
+{
+	const char *dev = "class/infiniband/" EMU_IBDEV_NAME;
+	bool eth = emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
+	uint8_t gid[16];
+	char text[64];
+	int err = 0;
+
+	err |= put_file("4: ACTIVE", "%s/ports/%u/state", dev, port);
+	err |= put_file("5: LinkUp", "%s/ports/%u/phys_state", dev, port);
+	err |= put_file(eth ? "Ethernet" : "InfiniBand", "%s/ports/%u/link_layer",
+			dev, port);
+	err |= put_file(eth ? "40 Gb/sec (4X QDR)" : "56 Gb/sec (4X FDR)",
+			"%s/ports/%u/rate", dev, port);
+	snprintf(text, sizeof(text), "0x%x", eth ? 0 : port);
+	err |= put_file(text, "%s/ports/%u/lid", dev, port);
+	err |= put_file(eth ? "0x0" : "0x1", "%s/ports/%u/sm_lid", dev, port);
+	err |= put_file("0", "%s/ports/%u/lid_mask_count", dev, port);
+	err |= put_file("0", "%s/ports/%u/sm_sl", dev, port);
+	for (unsigned i = 0; i < EMU_GID_TBL_LEN; i++) {
+		if (i == 0)
+			emu_port_gid(port, gid);
+		else
+			memset(gid, 0, sizeof(gid));
+		gid_text(gid, text, sizeof(text));
+		err |= put_file(text, "%s/ports/%u/gids/%u", dev, port, i);
+	}
+	for (unsigned i = 0; i < EMU_PKEY_TBL_LEN; i++) {
+		snprintf(text, sizeof(text), "0x%04x", i == 0 ? EMU_DEFAULT_PKEY : 0);
+		err |= put_file(text, "%s/ports/%u/pkeys/%u", dev, port, i);
+	}
+	return err;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw);
+
+/*
+ * A process that execs or is killed never runs its destructor: trees of
+ * processes that are gone, or of this pid before an exec, are removed
+ * here.  Names are mlx4emu.<pid>.<random>.
+ */
+static void remove_stale_trees(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[512];
+		char *end;
+		long pid;
+
+		if (strncmp(e->d_name, "mlx4emu.", 8))
+			continue;
+		pid = strtol(e->d_name + 8, &end, 10);
+		if (end == e->d_name + 8 || *end != '.' || pid <= 0)
+			continue;
+		if (pid != getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
+		nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	closedir(d);
+}
+
+int emu_sysfs_create(void)
+{
+	const char *dev = "class/infiniband/" EMU_IBDEV_NAME;
+	const char *tmp = getenv("TMPDIR");
+	char text[128];
+	int err = 0;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	remove_stale_trees(tmp);
+	snprintf(sysfs_root, sizeof(sysfs_root), "%s/mlx4emu.%ld.XXXXXX", tmp,
+		 (long)getpid());
+	if (!mkdtemp(sysfs_root)) {
+		sysfs_root[0] = '\0';
+		return -1;
+	}
+	err |= put_file("6", "class/infiniband_verbs/abi_version");
+	err |= put_file(EMU_IBDEV_NAME, "class/infiniband_verbs/uverbs0/ibdev");
+	err |= put_file(EMU_CDEV_MAJMIN, "class/infiniband_verbs/uverbs0/dev");
+	err |= put_file("4", "class/infiniband_verbs/uverbs0/abi_version");
+	err |= put_file("1: CA", "%s/node_type", dev);
+	err |= put_file("0002:c903:000e:4d00", "%s/node_guid", dev);
+	err |= put_file("0002:c903:000e:4d03", "%s/sys_image_guid", dev);
+	err |= put_file("2.42.5000", "%s/fw_ver", dev);
+	snprintf(text, sizeof(text), "MT%u", emu_cfg.device_id == 0x1007 ? 4103 : 4099);
+	err |= put_file(text, "%s/hca_type", dev);
+	err |= put_file("1", "%s/hw_rev", dev);
+	err |= put_file("MT_1090120019", "%s/board_id", dev);
+	err |= put_file("mlx4emu software ConnectX-3", "%s/node_desc", dev);
+	snprintf(text, sizeof(text),
+		 "pci:v000015B3d%08Xsv000015B3sd00000006bc02sc80i00",
+		 emu_cfg.device_id);
+	err |= put_file(text, "%s/device/modalias", dev);
+	err |= put_file("0x15b3", "%s/device/vendor", dev);
+	snprintf(text, sizeof(text), "0x%04x", emu_cfg.device_id);
+	err |= put_file(text, "%s/device/device", dev);
+	for (unsigned p = 1; p <= emu_cfg.ports; p++)
+		err |= put_port(p);
+	if (err) {
+		emu_sysfs_remove();
+		return -1;
+	}
+	return 0;
+}
+
+const char *emu_sysfs_root(void)
+{
+	return sysfs_root;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+			struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+void emu_sysfs_remove(void)
+{
+	if (!sysfs_root[0])
+		return;
+	nftw(sysfs_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	sysfs_root[0] = '\0';
+}

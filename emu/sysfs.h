@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#ifndef MLX4EMU_SYSFS_H
+#define MLX4EMU_SYSFS_H
+
+#define EMU_IBDEV_NAME "mlx4_0"
+#define EMU_CDEV_PATH "/dev/infiniband/uverbs0"
+/* The uverbs open is redirected to /dev/zero, character device 1:5. */
+#define EMU_CDEV_TARGET "/dev/zero"
+#define EMU_CDEV_MAJMIN "1:5"
+
+/* Builds the tree in a private temporary directory; 0 or -1. */
+int emu_sysfs_create(void);
+const char *emu_sysfs_root(void);
+void emu_sysfs_remove(void);
+
+#endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Internal interfaces of libmlx4dv shared by its translation units.
+ * Nothing here is exported (see libmlx4dv.map).
+ */
+#ifndef MLX4DV_INTERNAL_H
+#define MLX4DV_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <infiniband/mlx4dv.h>
+
+/* ConnectX family identification, device_id.c. */
+
+/* True when a sysfs modalias string names a device libmlx4 drives. */
+bool mlx4dv_priv_modalias_is_mlx4(const char *modalias);
+
+/* Reads <ibdev_path>/device/modalias of an ibv_device; 0 or an errno. */
+int mlx4dv_priv_read_modalias(const struct ibv_device *device, char *buf,
+			 size_t len);
+
+/* Per-context state, context_table.c. */
+
+/*
+ * 0 when the context belongs to a device libmlx4 drives (answer cached per
+ * context), EINVAL for a NULL context or device, EPROTONOSUPPORT
+ * otherwise. Touches nothing but context->device and sysfs.
+ */
+int mlx4dv_priv_context_check(struct ibv_context *context);
+
+/*
+ * Gives the caller a BlueFlame register of its own on the context's
+ * BlueFlame page, mapping the page on first use. On success *reg is the
+ * register and *reg_size its size in bytes; otherwise an errno and the
+ * caller falls back to plain doorbells.
+ */
+int mlx4dv_priv_bf_reg_acquire(struct ibv_context *context, uint8_t **reg,
+			  uint32_t *reg_size);
+
+/* Gives back a register from mlx4dv_priv_bf_reg_acquire(); unmaps the page
+ * with its last register. Unknown addresses are ignored. */
+void mlx4dv_priv_bf_reg_release(uint8_t *reg);
+
+/* Geometry helpers, geometry.c. */
+
+static inline bool mlx4dv_priv_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static inline uint32_t mlx4dv_priv_roundup_pow2(uint32_t v)
+{
+	uint32_t r = 1;
+
+	while (r < v && r)
+		r <<= 1;
+	return r;
+}
+
+/* libmlx4's SQ headroom for a stride: (2048 >> wqe_shift) + 1. */
+uint32_t mlx4dv_priv_sq_spare_wqes(uint32_t wqe_shift);
+
+/* libmlx4's gather entries per WQE for a stride and QP type. */
+uint32_t mlx4dv_priv_sq_max_gather(uint32_t wqe_shift, enum ibv_qp_type type);
+
+/* libmlx4's inline bytes per WQE for a stride and QP type. */
+uint32_t mlx4dv_priv_sq_max_inline(uint32_t wqe_shift, enum ibv_qp_type type);
+
+/* 0 when the header can drive a send queue of this raw layout; ENOENT
+ * when there is no usable send queue, ENOTSUP for other geometry. */
+int mlx4dv_priv_sq_layout_check(const struct mlx4dv_qp *dv);
+
+/* 0 when the header can drive a CQ of this raw layout, else ENOTSUP. */
+int mlx4dv_priv_cq_layout_check(const struct mlx4dv_cq *dv);
+
+/* Zeroed wrid table of count entries or NULL (ENOMEM). */
+uint64_t *mlx4dv_priv_wrid_alloc(uint32_t count);
+
+#endif /* MLX4DV_INTERNAL_H */

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Receive-queue handle from an ibv_qp or from a receive ibv_wq.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum {
+	/* One 16-byte scatter entry at least (mlx4_alloc_qp_buf starts
+	 * at 4); inline receive may grow a WQE to the largest scatter list
+	 * the device takes, 32 entries (512 bytes) on ConnectX-3, and a bit
+	 * of margin for firmware that reports more. */
+	RQ_MIN_WQE_SHIFT = 4,
+	RQ_MAX_WQE_SHIFT = 12,
+};
+
+/* The receive part of what mlx4dv_init_obj() reports for a QP or WQ. */
+struct rq_layout {
+	void		*buf;
+	size_t		length;
+	__be32		*db;
+	uint32_t	wqe_cnt;
+	int		wqe_shift;
+	int		offset;
+};
+
+static int rq_fill(struct mlx4dv_rq_ring *rq, const struct rq_layout *l,
+		   uint32_t qpn, uint32_t flags)
+{
+	struct mlx4dv_rq_ring ring;
+	uint64_t end;
+
+	if (flags & ~(uint32_t)MLX4DV_RING_INIT_WRID)
+		return EINVAL;
+	if (l->wqe_cnt == 0)
+		return ENOENT;
+	if (l->wqe_shift < RQ_MIN_WQE_SHIFT || l->wqe_shift > RQ_MAX_WQE_SHIFT ||
+	    !mlx4dv_priv_is_pow2(l->wqe_cnt) || l->offset < 0 || !l->buf || !l->db)
+		return ENOTSUP;
+	end = (uint64_t)l->offset + ((uint64_t)l->wqe_cnt << l->wqe_shift);
+	if (end > l->length)
+		return ENOTSUP;
+
+	memset(&ring, 0, sizeof(ring));
+	ring.buf = (uint8_t *)l->buf + l->offset;
+	ring.wqe_cnt = l->wqe_cnt;
+	ring.wqe_shift = (uint32_t)l->wqe_shift;
+	ring.max_scatter = (1u << ring.wqe_shift) /
+			   (uint32_t)sizeof(struct mlx4_wqe_data_seg);
+	ring.qpn = qpn;
+	ring.db = l->db;
+	if (flags & MLX4DV_RING_INIT_WRID) {
+		ring.wrid = mlx4dv_priv_wrid_alloc(ring.wqe_cnt);
+		if (!ring.wrid)
+			return ENOMEM;
+	}
+	*rq = ring;
+	return 0;
+}
+
+int mlx4dv_rq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_qp *qp,
+			uint32_t flags)
+{
+	struct rq_layout layout;
+	struct mlx4dv_qp dv;
+	struct mlx4dv_obj obj;
+	int ret;
+
+	if (!rq || !qp || (flags & ~(uint32_t)MLX4DV_RING_INIT_WRID))
+		return EINVAL;
+	ret = mlx4dv_priv_context_check(qp->context);
+	if (ret)
+		return ret;
+	/* Receives of these QPs land elsewhere: on the SRQ, or (XRC) on
+	 * the XRC SRQ the sender names. */
+	if (qp->srq || qp->qp_type == IBV_QPT_XRC_SEND ||
+	    qp->qp_type == IBV_QPT_XRC_RECV)
+		return ENOENT;
+
+	memset(&dv, 0, sizeof(dv));
+	memset(&obj, 0, sizeof(obj));
+	obj.qp.in = qp;
+	obj.qp.out = &dv;
+	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP);
+	if (ret)
+		return ret;
+
+	layout.buf = dv.buf.buf;
+	layout.length = dv.buf.length;
+	layout.db = dv.rdb;
+	layout.wqe_cnt = dv.rq.wqe_cnt;
+	layout.wqe_shift = dv.rq.wqe_shift;
+	layout.offset = dv.rq.offset;
+	return rq_fill(rq, &layout, qp->qp_num, flags);
+}
+
+int mlx4dv_wq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_wq *wq,
+			uint32_t flags)
+{
+	struct rq_layout layout;
+	struct mlx4dv_rwq dv;
+	struct mlx4dv_obj obj;
+	int ret;
+
+	if (!rq || !wq || (flags & ~(uint32_t)MLX4DV_RING_INIT_WRID))
+		return EINVAL;
+	ret = mlx4dv_priv_context_check(wq->context);
+	if (ret)
+		return ret;
+	if (wq->wq_type != IBV_WQT_RQ)
+		return ENOTSUP;
+
+	memset(&dv, 0, sizeof(dv));
+	memset(&obj, 0, sizeof(obj));
+	obj.rwq.in = wq;
+	obj.rwq.out = &dv;
+	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_RWQ);
+	if (ret)
+		return ret;
+
+	layout.buf = dv.buf.buf;
+	layout.length = dv.buf.length;
+	layout.db = dv.rdb;
+	layout.wqe_cnt = dv.rq.wqe_cnt;
+	layout.wqe_shift = dv.rq.wqe_shift;
+	layout.offset = dv.rq.offset;
+	return rq_fill(rq, &layout, wq->wq_num, flags);
+}
+
+void mlx4dv_rq_ring_release(struct mlx4dv_rq_ring *rq)
+{
+	if (!rq)
+		return;
+	free(rq->wrid);
+	rq->wrid = NULL;
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Send-queue handle from an ibv_qp.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum {
+	/* Strides libmlx4 picks: 64 bytes up to the 2 KB the device
+	 * prefetches (mlx4_calc_sq_wqe_size starts at 6). */
+	SQ_MIN_WQE_SHIFT = 6,
+	SQ_MAX_WQE_SHIFT = 11,
+};
+
+/* ENOENT for QP types without a send queue, ENOTSUP for the ones the
+ * header has no WQE layout for. */
+static int sq_type_supported(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+	case IBV_QPT_UC:
+	case IBV_QPT_UD:
+	case IBV_QPT_RAW_PACKET:
+	case IBV_QPT_XRC_SEND:
+		return 0;
+	case IBV_QPT_XRC_RECV:
+		return ENOENT;
+	default:
+		return ENOTSUP;
+	}
+}
+
+int mlx4dv_priv_sq_layout_check(const struct mlx4dv_qp *dv)
+{
+	uint64_t end;
+
+	if (dv->sq.wqe_cnt == 0)
+		return ENOENT;	/* RSS QP: no send queue at all */
+	if (dv->sq.wqe_shift < SQ_MIN_WQE_SHIFT ||
+	    dv->sq.wqe_shift > SQ_MAX_WQE_SHIFT ||
+	    !mlx4dv_priv_is_pow2(dv->sq.wqe_cnt) || dv->sq.offset < 0 ||
+	    !dv->buf.buf || !dv->sdb)
+		return ENOTSUP;
+	end = (uint64_t)dv->sq.offset +
+	      ((uint64_t)dv->sq.wqe_cnt << dv->sq.wqe_shift);
+	if (end > dv->buf.length)
+		return ENOTSUP;
+	if (dv->sq.wqe_cnt <= mlx4dv_priv_sq_spare_wqes((uint32_t)dv->sq.wqe_shift))
+		return ENOENT;	/* only headroom, nothing postable */
+	return 0;
+}
+
+/* libmlx4 answers ibv_query_qp() with its own send limits; a difference
+ * means its arithmetic is not the one this unit reproduces. A query the
+ * device does not answer leaves the computed values standing. */
+static int sq_cross_check(struct ibv_qp *qp, const struct mlx4dv_sq_ring *sq)
+{
+	struct ibv_qp_attr attr;
+	struct ibv_qp_init_attr init_attr;
+
+	memset(&attr, 0, sizeof(attr));
+	memset(&init_attr, 0, sizeof(init_attr));
+	if (ibv_query_qp(qp, &attr, IBV_QP_CAP, &init_attr))
+		return 0;
+	if (init_attr.cap.max_send_wr != sq->max_post ||
+	    init_attr.cap.max_send_sge != sq->max_gather ||
+	    init_attr.cap.max_inline_data != sq->max_inline)
+		return ENOTSUP;
+	return 0;
+}
+
+static void sq_attach_blueflame(struct mlx4dv_sq_ring *sq,
+				struct ibv_context *context)
+{
+	uint8_t *reg;
+	uint32_t reg_size;
+
+	if (mlx4dv_priv_bf_reg_acquire(context, &reg, &reg_size)) {
+		sq->flags |= MLX4DV_SQ_RING_BLUEFLAME_FALLBACK;
+		return;
+	}
+	sq->bf_reg = reg;
+	sq->bf_buf_size = reg_size / 2;
+	sq->bf_offset = 0;
+	sq->flags |= MLX4DV_SQ_RING_BLUEFLAME;
+}
+
+int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
+			uint32_t flags)
+{
+	struct mlx4dv_sq_ring ring;
+	struct mlx4dv_qp dv;
+	struct mlx4dv_obj obj;
+	int ret;
+
+	if (!sq || !qp ||
+	    (flags & ~(uint32_t)(MLX4DV_RING_INIT_WRID |
+				 MLX4DV_RING_INIT_BLUEFLAME)))
+		return EINVAL;
+	ret = mlx4dv_priv_context_check(qp->context);
+	if (ret)
+		return ret;
+	ret = sq_type_supported(qp->qp_type);
+	if (ret)
+		return ret;
+
+	memset(&dv, 0, sizeof(dv));
+	memset(&obj, 0, sizeof(obj));
+	obj.qp.in = qp;
+	obj.qp.out = &dv;
+	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP);
+	if (ret)
+		return ret;
+	ret = mlx4dv_priv_sq_layout_check(&dv);
+	if (ret)
+		return ret;
+
+	memset(&ring, 0, sizeof(ring));
+	ring.buf = (uint8_t *)dv.buf.buf + dv.sq.offset;
+	ring.wqe_cnt = dv.sq.wqe_cnt;
+	ring.wqe_shift = (uint32_t)dv.sq.wqe_shift;
+	ring.spare_wqes = mlx4dv_priv_sq_spare_wqes(ring.wqe_shift);
+	ring.max_post = ring.wqe_cnt - ring.spare_wqes;
+	ring.max_gather = mlx4dv_priv_sq_max_gather(ring.wqe_shift, qp->qp_type);
+	ring.max_inline = mlx4dv_priv_sq_max_inline(ring.wqe_shift, qp->qp_type);
+	ring.qpn = qp->qp_num;
+	ring.doorbell_qpn = dv.doorbell_qpn;
+	ring.qp_type = (uint32_t)qp->qp_type;
+	ring.doorbell = dv.sdb;
+
+	ret = sq_cross_check(qp, &ring);
+	if (ret)
+		return ret;
+
+	if (flags & MLX4DV_RING_INIT_WRID) {
+		ring.wrid = mlx4dv_priv_wrid_alloc(ring.wqe_cnt);
+		if (!ring.wrid)
+			return ENOMEM;
+	}
+	if (flags & MLX4DV_RING_INIT_BLUEFLAME)
+		sq_attach_blueflame(&ring, qp->context);
+
+	*sq = ring;
+	return 0;
+}
+
+void mlx4dv_sq_ring_release(struct mlx4dv_sq_ring *sq)
+{
+	if (!sq)
+		return;
+	free(sq->wrid);
+	sq->wrid = NULL;
+	if (sq->flags & MLX4DV_SQ_RING_BLUEFLAME)
+		mlx4dv_priv_bf_reg_release(sq->bf_reg);
+	sq->bf_reg = NULL;
+	sq->bf_buf_size = 0;
+	sq->bf_offset = 0;
+	sq->flags &= ~(uint32_t)(MLX4DV_SQ_RING_BLUEFLAME |
+				 MLX4DV_SQ_RING_BLUEFLAME_FALLBACK);
+}

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#include "emu_test.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void emu_env_open(struct emu_env *e, uint8_t port)
+{
+	struct ibv_device **list;
+	int n = 0;
+
+	memset(e, 0, sizeof(*e));
+	list = ibv_get_device_list(&n);
+	assert_non_null(list);
+	assert_true(n >= 1);
+	assert_string_equal(ibv_get_device_name(list[0]), "mlx4_0");
+	e->ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	assert_non_null(e->ctx);
+	e->pd = ibv_alloc_pd(e->ctx);
+	assert_non_null(e->pd);
+	assert_int_equal(ibv_query_device(e->ctx, &e->dev_attr), 0);
+	e->port = port;
+	assert_int_equal(ibv_query_port(e->ctx, port, &e->port_attr), 0);
+	e->have_ctl = mlx4emu_ctl_load(&e->ctl) == 0;
+}
+
+void emu_env_close(struct emu_env *e)
+{
+	assert_int_equal(ibv_dealloc_pd(e->pd), 0);
+	assert_int_equal(ibv_close_device(e->ctx), 0);
+}
+
+void emu_qp_create(struct emu_env *e, struct emu_qp *q, enum ibv_qp_type type,
+		   uint32_t max_send_wr, uint32_t max_recv_wr, int cq_entries,
+		   size_t buf_len, struct ibv_srq *srq)
+{
+	struct ibv_qp_init_attr a;
+
+	memset(q, 0, sizeof(*q));
+	q->scq = ibv_create_cq(e->ctx, cq_entries, NULL, NULL, 0);
+	q->rcq = ibv_create_cq(e->ctx, cq_entries, NULL, NULL, 0);
+	assert_non_null(q->scq);
+	assert_non_null(q->rcq);
+	memset(&a, 0, sizeof(a));
+	a.send_cq = q->scq;
+	a.recv_cq = q->rcq;
+	a.srq = srq;
+	a.qp_type = type;
+	a.cap.max_send_wr = max_send_wr;
+	a.cap.max_recv_wr = max_recv_wr;
+	a.cap.max_send_sge = 4;
+	a.cap.max_recv_sge = 4;
+	a.cap.max_inline_data = 64;
+	q->qp = ibv_create_qp(e->pd, &a);
+	assert_non_null(q->qp);
+	q->len = buf_len;
+	if (buf_len) {
+		q->buf = aligned_alloc(4096, (buf_len + 4095) & ~(size_t)4095);
+		assert_non_null(q->buf);
+		memset(q->buf, 0, buf_len);
+		q->mr = ibv_reg_mr(e->pd, q->buf, buf_len,
+				   IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
+		assert_non_null(q->mr);
+	}
+}
+
+void emu_qp_destroy(struct emu_qp *q)
+{
+	assert_int_equal(ibv_destroy_qp(q->qp), 0);
+	assert_int_equal(ibv_destroy_cq(q->scq), 0);
+	assert_int_equal(ibv_destroy_cq(q->rcq), 0);
+	if (q->mr)
+		assert_int_equal(ibv_dereg_mr(q->mr), 0);
+	free(q->buf);
+}
+
+void emu_qp_to_rts(struct emu_env *e, struct ibv_qp *qp, uint32_t dest_qpn,
+		   int access)
+{
+	struct ibv_qp_attr a;
+	int mask;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = e->port;
+	mask = IBV_QP_STATE | IBV_QP_PORT;
+	if (qp->qp_type == IBV_QPT_UD) {
+		a.qkey = 0x11111111;
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_QKEY;
+	} else if (qp->qp_type != IBV_QPT_RAW_PACKET) {
+		a.qp_access_flags = access;
+		mask |= IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS;
+	}
+	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	mask = IBV_QP_STATE;
+	if (qp->qp_type == IBV_QPT_RC || qp->qp_type == IBV_QPT_UC) {
+		a.path_mtu = IBV_MTU_1024;
+		a.dest_qp_num = dest_qpn;
+		a.rq_psn = 0;
+		a.ah_attr.port_num = e->port;
+		a.ah_attr.dlid = e->port_attr.lid;
+		if (e->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET) {
+			union ibv_gid gid;
+
+			assert_int_equal(ibv_query_gid(e->ctx, e->port, 0, &gid), 0);
+			a.ah_attr.is_global = 1;
+			a.ah_attr.grh.dgid = gid;
+			a.ah_attr.grh.hop_limit = 1;
+		}
+		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
+		if (qp->qp_type == IBV_QPT_RC) {
+			a.max_dest_rd_atomic = 4;
+			a.min_rnr_timer = 1;
+			mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+		}
+	}
+	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	mask = IBV_QP_STATE;
+	if (qp->qp_type != IBV_QPT_RAW_PACKET) {
+		a.sq_psn = 0;
+		mask |= IBV_QP_SQ_PSN;
+	}
+	if (qp->qp_type == IBV_QPT_RC) {
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 4;
+		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			IBV_QP_MAX_QP_RD_ATOMIC;
+	}
+	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int emu_poll(struct ibv_cq *cq, struct ibv_wc *wc, int n)
+{
+	double deadline = now_s() + 5.0;
+	int got = 0;
+
+	while (got < n) {
+		int r = ibv_poll_cq(cq, n - got, wc + got);
+
+		assert_true(r >= 0);
+		got += r;
+		if (r)
+			continue;
+		/* the device is a thread: let it run on a busy machine */
+		sched_yield();
+		if (now_s() > deadline)
+			break;
+	}
+	return got;
+}
+
+struct ibv_wc emu_poll_one(struct ibv_cq *cq, enum ibv_wc_status status)
+{
+	struct ibv_wc wc;
+
+	memset(&wc, 0, sizeof(wc));
+	assert_int_equal(emu_poll(cq, &wc, 1), 1);
+	if (wc.status != status)
+		print_error("wc status %s (vendor 0x%x), expected %s\n",
+			    ibv_wc_status_str(wc.status), wc.vendor_err,
+			    ibv_wc_status_str(status));
+	assert_int_equal(wc.status, status);
+	return wc;
+}
+
+void emu_idle(struct emu_env *e)
+{
+	if (e->have_ctl)
+		assert_int_equal(e->ctl.wait_idle(5000), 0);
+}
+
+void emu_assert_cq_empty(struct emu_env *e, struct ibv_cq *cq)
+{
+	struct ibv_wc wc;
+
+	emu_idle(e);
+	assert_int_equal(ibv_poll_cq(cq, 1, &wc), 0);
+}
+
+void emu_post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr,
+		   uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len, .lkey = lkey };
+	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *bad;
+
+	assert_int_equal(ibv_post_recv(qp, &wr, &bad), 0);
+}
+
+int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad;
+
+	return ibv_post_send(qp, wr, &bad);
+}
+
+void emu_fill(void *p, size_t len, unsigned seed)
+{
+	uint8_t *b = p;
+
+	for (size_t i = 0; i < len; i++)
+		b[i] = (uint8_t)(seed * 31 + i * 7 + (i >> 8));
+}

@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Raw Ethernet between raw packet QPs on a RoCE port (run with
+ * --link-layer=eth): delivery by destination MAC, flow steering rules,
+ * checksum offload and receive checksum flags, RSS over receive WQs by
+ * Toeplitz hash (checked against the published Microsoft RSS test
+ * vectors), and LSO posted by hand.
+ */
+#include "emu_test.h"
+
+#include <string.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic"
+#include <infiniband/mlx4dv.h>
+#pragma GCC diagnostic pop
+
+#define ACC IBV_ACCESS_LOCAL_WRITE
+
+static const uint8_t ms_key[40] = {
+	0x6d, 0x5a, 0x56, 0xda, 0x25, 0x5b, 0x0e, 0xc2, 0x41, 0x67,
+	0x25, 0x3d, 0x43, 0xa3, 0x8f, 0xb0, 0xd0, 0xca, 0x2b, 0xcb,
+	0xae, 0x7b, 0x30, 0xb4, 0x77, 0xcb, 0x2d, 0xa3, 0x80, 0x30,
+	0xf2, 0x0c, 0x6a, 0x42, 0xb7, 0x3b, 0xbe, 0xac, 0x01, 0xfa,
+};
+
+/* Microsoft "Verifying the RSS Hash Calculation", IPv4 with TCP ports */
+static const struct {
+	uint8_t src[4], dst[4];
+	uint16_t sport, dport;
+	uint32_t hash;
+} vectors[] = {
+	{ { 66, 9, 149, 187 }, { 161, 142, 100, 80 }, 2794, 1766, 0x51ccc178 },
+	{ { 199, 92, 111, 2 }, { 65, 69, 140, 83 }, 14230, 4739, 0xc626b0ea },
+	{ { 24, 19, 198, 95 }, { 12, 22, 207, 184 }, 12898, 38024, 0x5c2b394a },
+	{ { 38, 27, 205, 30 }, { 209, 142, 163, 6 }, 48228, 2217, 0xafc7327f },
+	{ { 153, 39, 163, 191 }, { 202, 188, 127, 2 }, 44251, 1303, 0x10e828a2 },
+};
+
+static void port_mac(struct emu_env *e, uint8_t mac[6])
+{
+	union ibv_gid gid;
+
+	/* RoCE v1 link-local GID: modified EUI-64 of the port MAC */
+	assert_int_equal(ibv_query_gid(e->ctx, 1, 0, &gid), 0);
+	mac[0] = gid.raw[8] ^ 2;
+	mac[1] = gid.raw[9];
+	mac[2] = gid.raw[10];
+	mac[3] = gid.raw[13];
+	mac[4] = gid.raw[14];
+	mac[5] = gid.raw[15];
+}
+
+static uint16_t csum(const uint8_t *p, size_t n, uint32_t acc)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		acc += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		acc += (uint32_t)p[n - 1] << 8;
+	while (acc >> 16)
+		acc = (acc & 0xffff) + (acc >> 16);
+	return (uint16_t)~acc;
+}
+
+static uint16_t l4_csum(const uint8_t *ip, const uint8_t *l4, size_t n, uint8_t proto)
+{
+	uint32_t acc = 0;
+
+	for (int i = 12; i < 20; i += 2)
+		acc += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	acc += proto + (uint32_t)n;
+	return csum(l4, n, acc);
+}
+
+/* Ethernet + IPv4 + UDP/TCP frame; checksums filled when `sums`. */
+static size_t build_frame(uint8_t *f, const uint8_t dmac[6], const uint8_t src[4],
+			  const uint8_t dst[4], uint16_t sport, uint16_t dport,
+			  uint8_t proto, size_t payload, int sums)
+{
+	size_t l4len = (proto == 6 ? 20 : 8) + payload;
+	uint8_t *ip = f + 14, *l4 = f + 34;
+	uint16_t c;
+
+	memset(f, 0, 34 + l4len);
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, "\x02\x00\x00\x00\x00\x09", 6);
+	f[12] = 0x08;
+	ip[0] = 0x45;
+	ip[2] = (uint8_t)((20 + l4len) >> 8);
+	ip[3] = (uint8_t)(20 + l4len);
+	ip[8] = 64;
+	ip[9] = proto;
+	memcpy(ip + 12, src, 4);
+	memcpy(ip + 16, dst, 4);
+	l4[0] = (uint8_t)(sport >> 8);
+	l4[1] = (uint8_t)sport;
+	l4[2] = (uint8_t)(dport >> 8);
+	l4[3] = (uint8_t)dport;
+	if (proto == 6) {
+		l4[12] = 5 << 4;
+		l4[13] = 0x18;
+	} else {
+		l4[4] = (uint8_t)(l4len >> 8);
+		l4[5] = (uint8_t)l4len;
+	}
+	emu_fill(l4 + (proto == 6 ? 20 : 8), payload, (unsigned)sport);
+	if (sums) {
+		c = csum(ip, 20, 0);
+		ip[10] = (uint8_t)(c >> 8);
+		ip[11] = (uint8_t)c;
+		c = l4_csum(ip, l4, l4len, proto);
+		l4[proto == 6 ? 16 : 6] = (uint8_t)(c >> 8);
+		l4[proto == 6 ? 17 : 7] = (uint8_t)c;
+	}
+	return 34 + l4len;
+}
+
+static void send_frame(struct emu_qp *q, size_t len, int csum_flags)
+{
+	struct ibv_sge s = { (uintptr_t)q->buf, (uint32_t)len, q->mr->lkey };
+	struct ibv_send_wr w = { .wr_id = 1, .sg_list = &s, .num_sge = 1,
+				 .opcode = IBV_WR_SEND,
+				 .send_flags = IBV_SEND_SIGNALED |
+					       (csum_flags ? IBV_SEND_IP_CSUM : 0) };
+
+	assert_int_equal(emu_post_send(q->qp, &w), 0);
+	emu_poll_one(q->scq, IBV_WC_SUCCESS);
+}
+
+struct raw {
+	struct emu_env e;
+	struct emu_qp a, b;
+	uint8_t mac[6];
+};
+
+static int setup(void **state)
+{
+	struct raw *r = calloc(1, sizeof(*r));
+
+	emu_env_open(&r->e, 1);
+	if (r->e.port_attr.link_layer != IBV_LINK_LAYER_ETHERNET) {
+		print_message("raw packet tests need --link-layer=eth\n");
+		return -1;
+	}
+	port_mac(&r->e, r->mac);
+	emu_qp_create(&r->e, &r->a, IBV_QPT_RAW_PACKET, 16, 16, 64, 1 << 16, NULL);
+	emu_qp_create(&r->e, &r->b, IBV_QPT_RAW_PACKET, 16, 16, 64, 1 << 16, NULL);
+	emu_qp_to_rts(&r->e, r->a.qp, 0, 0);
+	emu_qp_to_rts(&r->e, r->b.qp, 0, 0);
+	*state = r;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct raw *r = *state;
+
+	emu_qp_destroy(&r->a);
+	emu_qp_destroy(&r->b);
+	emu_env_close(&r->e);
+	free(r);
+	return 0;
+}
+
+static void test_deliver_by_mac(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 10, 0, 0, 1 }, d[4] = { 10, 0, 0, 2 };
+	uint8_t other[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	size_t len = build_frame(r->a.buf, r->mac, s, d, 1000, 2000, 17, 100, 1);
+	struct ibv_wc wc;
+
+	emu_post_recv(r->b.qp, 3, r->b.buf, 2048, r->b.mr->lkey);
+	send_frame(&r->a, len, 0);
+	wc = emu_poll_one(r->b.rcq, IBV_WC_SUCCESS);
+	assert_int_equal(wc.byte_len, len);
+	assert_memory_equal(r->b.buf, r->a.buf, len);
+	/* checksums were right: the CQE says so */
+	assert_true(wc.wc_flags & IBV_WC_IP_CSUM_OK);
+	/* the sender does not hear itself */
+	emu_assert_cq_empty(&r->e, r->a.rcq);
+	/* another unicast MAC: nobody without a flow rule takes it */
+	emu_post_recv(r->b.qp, 4, r->b.buf, 2048, r->b.mr->lkey);
+	len = build_frame(r->a.buf, other, s, d, 1, 2, 17, 10, 1);
+	send_frame(&r->a, len, 0);
+	emu_assert_cq_empty(&r->e, r->b.rcq);
+	/* broadcast reaches everyone else */
+	len = build_frame(r->a.buf, (const uint8_t *)"\xff\xff\xff\xff\xff\xff", s, d,
+			  1, 2, 17, 10, 1);
+	send_frame(&r->a, len, 0);
+	assert_int_equal(emu_poll_one(r->b.rcq, IBV_WC_SUCCESS).wr_id, 4);
+}
+
+static void test_checksum_offload(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 192, 168, 1, 1 }, d[4] = { 192, 168, 1, 2 };
+	uint8_t proto[2] = { 17, 6 };
+	struct ibv_wc wc;
+
+	for (int i = 0; i < 2; i++) {
+		size_t len = build_frame(r->a.buf, r->mac, s, d, 5, 6, proto[i], 333, 0);
+		uint8_t *ip = r->b.buf + 14, *l4 = r->b.buf + 34;
+
+		/* no offload: the zero IP checksum is wrong */
+		emu_post_recv(r->b.qp, 4, r->b.buf, 2048, r->b.mr->lkey);
+		send_frame(&r->a, len, 0);
+		wc = emu_poll_one(r->b.rcq, IBV_WC_SUCCESS);
+		assert_false(wc.wc_flags & IBV_WC_IP_CSUM_OK);
+		/* offload: the device fills both checksums */
+		emu_post_recv(r->b.qp, 5, r->b.buf, 2048, r->b.mr->lkey);
+		send_frame(&r->a, len, 1);
+		wc = emu_poll_one(r->b.rcq, IBV_WC_SUCCESS);
+		assert_true(wc.wc_flags & IBV_WC_IP_CSUM_OK);
+		assert_int_equal(csum(ip, 20, 0), 0);
+		assert_int_equal(l4_csum(ip, l4, len - 34, proto[i]), 0);
+		/* the sender's buffer is not modified */
+		assert_int_equal(r->a.buf[24] | r->a.buf[25], 0);
+	}
+}
+
+static void test_flow_rule(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 1, 1, 1, 1 }, d[4] = { 2, 2, 2, 2 };
+	static const uint8_t x[6] = { 0x02, 0xaa, 0xbb, 0xcc, 0xdd, 0xee };
+	union {
+		struct ibv_flow_attr attr;
+		uint64_t raw[(sizeof(struct ibv_flow_attr) +
+			      sizeof(struct ibv_flow_spec_eth) + 7) / 8];
+	} fa;
+	struct ibv_flow_spec_eth *eth =
+		(struct ibv_flow_spec_eth *)((uint8_t *)&fa + sizeof(struct ibv_flow_attr));
+	struct emu_qp c;
+	struct ibv_flow *flow;
+	size_t len;
+
+	emu_qp_create(&r->e, &c, IBV_QPT_RAW_PACKET, 16, 16, 64, 8192, NULL);
+	emu_qp_to_rts(&r->e, c.qp, 0, 0);
+	memset(&fa, 0, sizeof(fa));
+	fa.attr.type = IBV_FLOW_ATTR_NORMAL;
+	fa.attr.size = sizeof(struct ibv_flow_attr) + sizeof(struct ibv_flow_spec_eth);
+	fa.attr.num_of_specs = 1;
+	fa.attr.port = 1;
+	eth->type = IBV_FLOW_SPEC_ETH;
+	eth->size = sizeof(*eth);
+	memcpy(eth->val.dst_mac, x, 6);
+	memset(eth->mask.dst_mac, 0xff, 6);
+	flow = ibv_create_flow(c.qp, &fa.attr);
+	assert_non_null(flow);
+	emu_post_recv(c.qp, 1, c.buf, 2048, c.mr->lkey);
+	emu_post_recv(r->b.qp, 2, r->b.buf, 2048, r->b.mr->lkey);
+	len = build_frame(r->a.buf, x, s, d, 1, 2, 17, 20, 1);
+	send_frame(&r->a, len, 0);
+	assert_int_equal(emu_poll_one(c.rcq, IBV_WC_SUCCESS).byte_len, len);
+	emu_assert_cq_empty(&r->e, r->b.rcq);
+	/* the port MAC is not in c's rule */
+	len = build_frame(r->a.buf, r->mac, s, d, 1, 2, 17, 20, 1);
+	emu_post_recv(c.qp, 3, c.buf, 2048, c.mr->lkey);
+	send_frame(&r->a, len, 0);
+	assert_int_equal(emu_poll_one(r->b.rcq, IBV_WC_SUCCESS).wr_id, 2);
+	emu_assert_cq_empty(&r->e, c.rcq);
+	assert_int_equal(ibv_destroy_flow(flow), 0);
+	emu_qp_destroy(&c);
+}
+
+static void test_rss(void **state)
+{
+	struct raw *r = *state;
+	struct ibv_wq *wq[8];
+	struct ibv_cq *cq[8];
+	struct ibv_rwq_ind_table *tbl;
+	struct ibv_rwq_ind_table_init_attr ta;
+	struct ibv_qp_init_attr_ex qa;
+	struct ibv_qp *rss;
+	struct ibv_qp_attr a;
+	uint8_t *rbuf = calloc(8, 4096);
+	struct ibv_mr *rmr = ibv_reg_mr(r->e.pd, rbuf, 8 * 4096, ACC);
+
+	assert_non_null(rmr);
+	for (int i = 0; i < 8; i++) {
+		struct ibv_wq_init_attr wa;
+		struct ibv_wq_attr m = { .attr_mask = IBV_WQ_ATTR_STATE,
+					 .wq_state = IBV_WQS_RDY };
+		struct ibv_sge s = { (uintptr_t)rbuf + (uint64_t)i * 4096, 4096, rmr->lkey };
+		struct ibv_recv_wr rw = { .wr_id = (uint64_t)i, .sg_list = &s,
+					  .num_sge = 1 }, *bad;
+
+		cq[i] = ibv_create_cq(r->e.ctx, 16, NULL, NULL, 0);
+		memset(&wa, 0, sizeof(wa));
+		wa.wq_type = IBV_WQT_RQ;
+		wa.max_wr = 4;
+		wa.max_sge = 1;
+		wa.pd = r->e.pd;
+		wa.cq = cq[i];
+		wq[i] = ibv_create_wq(r->e.ctx, &wa);
+		assert_non_null(wq[i]);
+		assert_int_equal(ibv_modify_wq(wq[i], &m), 0);
+		assert_int_equal(ibv_post_wq_recv(wq[i], &rw, &bad), 0);
+	}
+	ta.log_ind_tbl_size = 3;
+	ta.ind_tbl = wq;
+	ta.comp_mask = 0;
+	tbl = ibv_create_rwq_ind_table(r->e.ctx, &ta);
+	assert_non_null(tbl);
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_RAW_PACKET;
+	qa.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
+		       IBV_QP_INIT_ATTR_IND_TABLE;
+	qa.pd = r->e.pd;
+	qa.rwq_ind_tbl = tbl;
+	qa.rx_hash_conf.rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ;
+	qa.rx_hash_conf.rx_hash_key_len = 40;
+	qa.rx_hash_conf.rx_hash_key = (uint8_t *)ms_key;
+	qa.rx_hash_conf.rx_hash_fields_mask = IBV_RX_HASH_SRC_IPV4 | IBV_RX_HASH_DST_IPV4 |
+					      IBV_RX_HASH_SRC_PORT_TCP |
+					      IBV_RX_HASH_DST_PORT_TCP;
+	rss = ibv_create_qp_ex(r->e.ctx, &qa);
+	assert_non_null(rss);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	assert_int_equal(ibv_modify_qp(rss, &a, IBV_QP_STATE | IBV_QP_PORT), 0);
+	a.qp_state = IBV_QPS_RTR;
+	assert_int_equal(ibv_modify_qp(rss, &a, IBV_QP_STATE), 0);
+
+	/* b would also match the port MAC: drain it afterwards */
+	for (unsigned v = 0; v < sizeof(vectors) / sizeof(vectors[0]); v++) {
+		unsigned want = vectors[v].hash & 7;
+		size_t len = build_frame(r->a.buf, r->mac, vectors[v].src, vectors[v].dst,
+					 vectors[v].sport, vectors[v].dport, 6, 16, 1);
+		struct ibv_wc wc;
+
+		send_frame(&r->a, len, 0);
+		wc = emu_poll_one(cq[want], IBV_WC_SUCCESS);
+		assert_int_equal(wc.byte_len, len);
+		assert_int_equal(wc.qp_num, wq[want]->wq_num);
+		assert_memory_equal(rbuf + want * 4096, r->a.buf, len);
+		for (int i = 0; i < 8; i++) {
+			struct ibv_sge s = { (uintptr_t)rbuf + (uint64_t)i * 4096, 4096,
+					     rmr->lkey };
+			struct ibv_recv_wr rw = { .wr_id = (uint64_t)i, .sg_list = &s,
+						  .num_sge = 1 }, *bad;
+
+			if ((unsigned)i == want)
+				assert_int_equal(ibv_post_wq_recv(wq[i], &rw, &bad), 0);
+			else
+				emu_assert_cq_empty(&r->e, cq[i]);
+		}
+	}
+	assert_int_equal(ibv_destroy_qp(rss), 0);
+	assert_int_equal(ibv_destroy_rwq_ind_table(tbl), 0);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(ibv_destroy_wq(wq[i]), 0);
+		assert_int_equal(ibv_destroy_cq(cq[i]), 0);
+	}
+	assert_int_equal(ibv_dereg_mr(rmr), 0);
+	free(rbuf);
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	v = htobe32(v);
+	memcpy(p, &v, 4);
+}
+
+static void test_lso(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 10, 1, 1, 1 }, d[4] = { 10, 1, 1, 2 };
+	struct mlx4dv_qp dq = { 0 };
+	struct mlx4dv_obj obj;
+	uint8_t hdr[54], *w;
+	const uint32_t mss = 1000, payload = 2500, hdr_len = 54;
+	uint32_t seq0;
+	uint64_t v;
+
+	memset(&obj, 0, sizeof(obj));
+	obj.qp.in = r->a.qp;
+	obj.qp.out = &dq;
+	assert_int_equal(mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP), 0);
+	/* header template and payload */
+	build_frame(hdr, r->mac, s, d, 7000, 80, 6, 0, 0);
+	seq0 = 0x01020304;
+	put_be32(hdr + 34 + 4, seq0);
+	emu_fill(r->a.buf + 4096, payload, 3);
+	for (int i = 0; i < 3; i++)
+		emu_post_recv(r->b.qp, 10 + (uint64_t)i, r->b.buf + i * 2048, 2048,
+			      r->b.mr->lkey);
+	w = (uint8_t *)dq.buf.buf + dq.sq.offset;
+	{
+		/* find the next free slot: the first whose owner bit still
+		 * says "software" for its counter on lap 0 */
+		uint32_t n = 0;
+
+		while (n < dq.sq.wqe_cnt && !(w[(size_t)n << dq.sq.wqe_shift] & 0x80))
+			n++;
+		w += (size_t)n << dq.sq.wqe_shift;
+		/* ctrl(16) + LSO {mss << 16 | hdr_len, header} padded to 16 + data */
+		put_be32(w + 16, mss << 16 | hdr_len);
+		memcpy(w + 20, hdr, hdr_len);
+		put_be32(w + 16 + 64 + 4, r->a.mr->lkey);
+		v = htobe64((uintptr_t)r->a.buf + 4096);
+		memcpy(w + 16 + 64 + 8, &v, 8);
+		put_be32(w + 16 + 64, payload);
+		w[7] = 1 + 4 + 1;
+		put_be32(w + 8, 3 << 2);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		put_be32(w, ((n & dq.sq.wqe_cnt) ? 1u << 31 : 0) | 0x0e);
+		*(volatile uint32_t *)dq.sdb = dq.doorbell_qpn;
+	}
+	emu_poll_one(r->a.scq, IBV_WC_SUCCESS);
+	for (uint32_t i = 0; i < 3; i++) {
+		struct ibv_wc wc = emu_poll_one(r->b.rcq, IBV_WC_SUCCESS);
+		uint8_t *f = r->b.buf + i * 2048;
+		uint32_t n = i < 2 ? mss : payload - 2 * mss;
+		uint32_t seq;
+
+		assert_int_equal(wc.byte_len, hdr_len + n);
+		assert_true(wc.wc_flags & IBV_WC_IP_CSUM_OK);
+		memcpy(&seq, f + 34 + 4, 4);
+		assert_int_equal(be32toh(seq), seq0 + i * mss);
+		assert_int_equal(f[16] << 8 | f[17], 20 + 20 + n);
+		assert_memory_equal(f + hdr_len, r->a.buf + 4096 + i * mss, n);
+	}
+}
+
+static void test_vlan_insert(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 10, 2, 2, 1 }, d[4] = { 10, 2, 2, 2 };
+	struct mlx4dv_qp dq = { 0 };
+	struct mlx4dv_obj obj;
+	size_t len;
+	uint8_t *w;
+	uint32_t n = 0;
+	uint64_t v;
+	struct ibv_wc wc;
+
+	memset(&obj, 0, sizeof(obj));
+	obj.qp.in = r->a.qp;
+	obj.qp.out = &dq;
+	assert_int_equal(mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP), 0);
+	len = build_frame(r->a.buf + 8192, r->mac, s, d, 9, 10, 17, 64, 1);
+	emu_post_recv(r->b.qp, 30, r->b.buf, 2048, r->b.mr->lkey);
+	w = (uint8_t *)dq.buf.buf + dq.sq.offset;
+	while (n < dq.sq.wqe_cnt && !(w[(size_t)n << dq.sq.wqe_shift] & 0x80))
+		n++;
+	w += (size_t)n << dq.sq.wqe_shift;
+	/* ctrl: tag 0x2064 (PCP 1, VID 100), insert an 802.1Q tag */
+	w[4] = 0x20;
+	w[5] = 0x64;
+	w[6] = 0x40;
+	w[7] = 2;
+	put_be32(w + 8, 3 << 2);
+	put_be32(w + 12, 0);
+	put_be32(w + 16 + 4, r->a.mr->lkey);
+	v = htobe64((uintptr_t)r->a.buf + 8192);
+	memcpy(w + 16 + 8, &v, 8);
+	put_be32(w + 16, (uint32_t)len);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	put_be32(w, ((n & dq.sq.wqe_cnt) ? 1u << 31 : 0) | 0x0a);
+	*(volatile uint32_t *)dq.sdb = dq.doorbell_qpn;
+	emu_poll_one(r->a.scq, IBV_WC_SUCCESS);
+	wc = emu_poll_one(r->b.rcq, IBV_WC_SUCCESS);
+	assert_int_equal(wc.byte_len, len + 4);
+	assert_memory_equal(r->b.buf, r->a.buf + 8192, 12);
+	assert_int_equal(r->b.buf[12], 0x81);
+	assert_int_equal(r->b.buf[13], 0x00);
+	assert_int_equal(r->b.buf[14], 0x20);
+	assert_int_equal(r->b.buf[15], 0x64);
+	assert_memory_equal(r->b.buf + 16, r->a.buf + 8192 + 12, len - 12);
+	/* the checksums still verify behind the tag */
+	assert_true(wc.wc_flags & IBV_WC_IP_CSUM_OK);
+}
+
+/* libmlx4 leaves the doorbell QPN of a BlueFlame post in bytes 4..6 of
+ * the ring slot; later posts through the same slot are not tagged. */
+static void test_no_vlan_from_blueflame_leftovers(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 10, 3, 3, 1 }, d[4] = { 10, 3, 3, 2 };
+	struct emu_qp tx, rx;
+	size_t len;
+	struct ibv_sge sge;
+	struct ibv_send_wr wr;
+	struct ibv_wc wc;
+
+	/* fresh QPs: the others were driven by hand, behind libmlx4's back */
+	emu_qp_create(&r->e, &tx, IBV_QPT_RAW_PACKET, 16, 16, 64, 8192, NULL);
+	emu_qp_create(&r->e, &rx, IBV_QPT_RAW_PACKET, 16, 16, 64, 8192, NULL);
+	emu_qp_to_rts(&r->e, tx.qp, 0, 0);
+	emu_qp_to_rts(&r->e, rx.qp, 0, 0);
+	len = build_frame(tx.buf, r->mac, s, d, 11, 12, 17, 8, 1);
+	sge = (struct ibv_sge){ (uintptr_t)tx.buf, (uint32_t)len, tx.mr->lkey };
+
+	for (int i = 0; i < 300; i++) {
+		memset(&wr, 0, sizeof(wr));
+		wr.wr_id = (uint64_t)i;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+		wr.opcode = IBV_WR_SEND;
+		/* every third post is a small inline one (BlueFlame if on) */
+		wr.send_flags = IBV_SEND_SIGNALED | (i % 3 ? 0 : IBV_SEND_INLINE);
+		emu_post_recv(rx.qp, (uint64_t)i, rx.buf, 2048, rx.mr->lkey);
+		emu_post_recv(r->b.qp, (uint64_t)i, r->b.buf, 2048, r->b.mr->lkey);
+		emu_post_recv(r->a.qp, (uint64_t)i, r->a.buf, 2048, r->a.mr->lkey);
+		assert_int_equal(emu_post_send(tx.qp, &wr), 0);
+		emu_poll_one(tx.scq, IBV_WC_SUCCESS);
+		wc = emu_poll_one(rx.rcq, IBV_WC_SUCCESS);
+		assert_int_equal(wc.byte_len, len);
+		assert_memory_equal(rx.buf, tx.buf, len);
+		/* a and b hear the frame too (port MAC) */
+		emu_poll_one(r->a.rcq, IBV_WC_SUCCESS);
+		emu_poll_one(r->b.rcq, IBV_WC_SUCCESS);
+	}
+	emu_qp_destroy(&tx);
+	emu_qp_destroy(&rx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_deliver_by_mac),
+		cmocka_unit_test(test_checksum_offload),
+		cmocka_unit_test(test_flow_rule),
+		cmocka_unit_test(test_rss),
+		cmocka_unit_test(test_lso),
+		cmocka_unit_test(test_vlan_insert),
+		cmocka_unit_test(test_no_vlan_from_blueflame_leftovers),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The example programs' shared code that needs no device: the endpoint
+ * description's wire format (golden bytes worked out by hand from the
+ * documented layout), nearest-rank percentiles, payload patterns and
+ * option parsing.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "endpoint_info.h"
+#include "latency.h"
+#include "options.h"
+#include "payload.h"
+
+static const struct ex_endpoint_info sample_info = {
+	.qpn = 0x123456,
+	.psn = 0xabcdef,
+	.lid = 0x0102,
+	.gid = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x02, 0x02, 0xc9, 0xff, 0xfe, 0x0e, 0x4d, 0x01 },
+	.mac = { 0x00, 0x02, 0xc9, 0x0e, 0x4d, 0x01 },
+	.qkey = 0x11111111,
+	.rkey = 0xdeadbeef,
+	.addr = 0x00007f0011223344ull,
+	.length = 0x10000,
+};
+
+static void wire_image_is_the_documented_layout(void **state)
+{
+	/* magic "M4DV", version 1, lid, qpn, psn, gid, mac, 2 pad, qkey, rkey,
+	 * addr, length: all big-endian */
+	static const uint8_t golden[EX_ENDPOINT_INFO_WIRE_SIZE] = {
+		0x4d, 0x34, 0x44, 0x56, 0x00, 0x01, 0x01, 0x02,
+		0x00, 0x12, 0x34, 0x56, 0x00, 0xab, 0xcd, 0xef,
+		0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+		0x02, 0x02, 0xc9, 0xff, 0xfe, 0x0e, 0x4d, 0x01,
+		0x00, 0x02, 0xc9, 0x0e, 0x4d, 0x01, 0x00, 0x00,
+		0x11, 0x11, 0x11, 0x11, 0xde, 0xad, 0xbe, 0xef,
+		0x00, 0x00, 0x7f, 0x00, 0x11, 0x22, 0x33, 0x44,
+		0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00,
+	};
+	uint8_t wire[EX_ENDPOINT_INFO_WIRE_SIZE];
+
+	(void)state;
+	memset(wire, 0xa5, sizeof(wire));
+	ex_endpoint_info_pack(&sample_info, wire);
+	assert_memory_equal(wire, golden, sizeof(golden));
+}
+
+static void wire_round_trip_keeps_every_field(void **state)
+{
+	uint8_t wire[EX_ENDPOINT_INFO_WIRE_SIZE];
+	struct ex_endpoint_info back;
+
+	(void)state;
+	memset(&back, 0x5a, sizeof(back));
+	ex_endpoint_info_pack(&sample_info, wire);
+	assert_int_equal(ex_endpoint_info_unpack(wire, &back), 0);
+	assert_int_equal(back.qpn, sample_info.qpn);
+	assert_int_equal(back.psn, sample_info.psn);
+	assert_int_equal(back.lid, sample_info.lid);
+	assert_memory_equal(back.gid, sample_info.gid, 16);
+	assert_memory_equal(back.mac, sample_info.mac, 6);
+	assert_int_equal(back.qkey, sample_info.qkey);
+	assert_int_equal(back.rkey, sample_info.rkey);
+	assert_int_equal(back.addr, sample_info.addr);
+	assert_int_equal(back.length, sample_info.length);
+}
+
+static void wire_rejects_foreign_or_out_of_range(void **state)
+{
+	uint8_t wire[EX_ENDPOINT_INFO_WIRE_SIZE];
+	struct ex_endpoint_info back = sample_info;
+
+	(void)state;
+	ex_endpoint_info_pack(&sample_info, wire);
+	wire[0] ^= 1;				/* magic */
+	assert_int_equal(ex_endpoint_info_unpack(wire, &back), EPROTO);
+	ex_endpoint_info_pack(&sample_info, wire);
+	wire[5] = 2;				/* version */
+	assert_int_equal(ex_endpoint_info_unpack(wire, &back), EPROTO);
+	ex_endpoint_info_pack(&sample_info, wire);
+	wire[8] = 0x01;				/* QPN above 24 bits */
+	assert_int_equal(ex_endpoint_info_unpack(wire, &back), EPROTO);
+	/* a rejected image leaves the output alone */
+	assert_memory_equal(&back, &sample_info, sizeof(back));
+}
+
+static void percentiles_are_nearest_rank(void **state)
+{
+	struct ex_latency lat;
+
+	(void)state;
+	assert_int_equal(ex_latency_init(&lat, 100), 0);
+	/* 100, 99, ..., 1: unsorted on purpose */
+	for (uint64_t v = 100; v >= 1; v--)
+		ex_latency_add(&lat, v);
+	assert_int_equal(ex_latency_percentile(&lat, 50), 50);
+	assert_int_equal(ex_latency_percentile(&lat, 90), 90);
+	assert_int_equal(ex_latency_percentile(&lat, 99), 99);
+	assert_int_equal(ex_latency_percentile(&lat, 100), 100);
+	assert_int_equal(ex_latency_percentile(&lat, 0.5), 1);
+	ex_latency_free(&lat);
+
+	assert_int_equal(ex_latency_init(&lat, 3), 0);
+	assert_int_equal(ex_latency_percentile(&lat, 50), 0);	/* empty */
+	ex_latency_add(&lat, 7);
+	ex_latency_add(&lat, 3);
+	ex_latency_add(&lat, 5);
+	ex_latency_add(&lat, 1);		/* beyond capacity: dropped */
+	assert_int_equal(ex_latency_percentile(&lat, 50), 5);	/* rank 2 of 3 */
+	assert_int_equal(ex_latency_percentile(&lat, 100), 7);
+	ex_latency_free(&lat);
+}
+
+static void payload_check_catches_one_byte(void **state)
+{
+	uint8_t buf[333];
+
+	(void)state;
+	ex_payload_fill(buf, sizeof(buf), 42);
+	assert_true(ex_payload_check(buf, sizeof(buf), 42, "test"));
+	assert_false(ex_payload_check(buf, sizeof(buf), 43, "test"));
+	buf[200] ^= 0x10;
+	assert_false(ex_payload_check(buf, sizeof(buf), 42, "test"));
+	buf[200] ^= 0x10;
+	/* a pattern shifted by one byte is not the pattern */
+	assert_false(ex_payload_check(buf + 1, sizeof(buf) - 1, 42, "test"));
+}
+
+static const struct ex_program test_program = {
+	.name = "test",
+	.summary = "test",
+	.extras = EX_OPT_BATCH,
+	.default_size = 64,
+	.min_size = 8,
+	.max_size = 4096,
+	.default_iters = 10,
+	.default_batch = 1,
+};
+
+static enum ex_parse_result parse(struct ex_options *opts, int argc, const char **argv)
+{
+	return ex_parse_options(&test_program, argc, (char **)argv, opts);
+}
+
+static void options_follow_pingpong_letters(void **state)
+{
+	const char *argv[] = { "test", "-d", "mlx4_1", "-i", "2", "-s", "100",
+			       "-n", "7", "-g", "1", "--batch", "4", NULL };
+	struct ex_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, 13, argv), EX_PARSE_RUN);
+	assert_string_equal(o.ib_devname, "mlx4_1");
+	assert_int_equal(o.ib_port, 2);
+	assert_int_equal(o.size, 100);
+	assert_int_equal(o.iters, 7);
+	assert_int_equal(o.gid_index, 1);
+	assert_int_equal(o.batch, 4);
+
+	const char *defaults[] = { "test", NULL };
+
+	assert_int_equal(parse(&o, 1, defaults), EX_PARSE_RUN);
+	assert_null(o.ib_devname);
+	assert_int_equal(o.ib_port, 1);
+	assert_int_equal(o.gid_index, -1);
+	assert_int_equal(o.size, 64);
+	assert_int_equal(o.iters, 10);
+}
+
+static void options_reject_bad_input(void **state)
+{
+	const char *too_small[] = { "test", "-s", "7", NULL };
+	const char *not_a_number[] = { "test", "-n", "12x", NULL };
+	const char *not_offered[] = { "test", "--events", NULL };
+	const char *stray[] = { "test", "extra", NULL };
+	const char *missing[] = { "test", "-s", NULL };
+	const char *help[] = { "test", "--help", NULL };
+	struct ex_options o;
+
+	(void)state;
+	assert_int_equal(parse(&o, 3, too_small), EX_PARSE_ERROR);
+	assert_int_equal(parse(&o, 3, not_a_number), EX_PARSE_ERROR);
+	assert_int_equal(parse(&o, 2, not_offered), EX_PARSE_ERROR);
+	assert_int_equal(parse(&o, 2, stray), EX_PARSE_ERROR);
+	assert_int_equal(parse(&o, 2, missing), EX_PARSE_ERROR);
+	assert_int_equal(parse(&o, 2, help), EX_PARSE_HELP);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(wire_image_is_the_documented_layout),
+		cmocka_unit_test(wire_round_trip_keeps_every_field),
+		cmocka_unit_test(wire_rejects_foreign_or_out_of_range),
+		cmocka_unit_test(percentiles_are_nearest_rank),
+		cmocka_unit_test(payload_check_catches_one_byte),
+		cmocka_unit_test(options_follow_pingpong_letters),
+		cmocka_unit_test(options_reject_bad_input),
+	};
+
+	return cmocka_run_group_tests_name("example_common", tests, NULL, NULL);
+}

@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# Installs the build tree into a fresh prefix, checks the layout, then
+# builds the consumer with pkg-config and with find_package(mlx4dv).
+# Inputs: BUILD_DIR, PREFIX, WORK, CONSUMER_DIR, C_COMPILER, EXTRA_FLAGS.
+cmake_minimum_required(VERSION 3.18)
+
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+    ERROR_VARIABLE err)
+  if(rc)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(run_out "${out}" PARENT_SCOPE)
+endfunction()
+
+file(REMOVE_RECURSE ${PREFIX} ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
+
+# Layout: our header in its own directory; rdma-core's path left alone.
+foreach(f include/mlx4dv/infiniband/mlx4dv.h
+          share/man/man7/mlx4dv.7 share/man/man3/mlx4dv_sq_ring_init.3
+          share/man/man3/mlx4dv_qp_rings_init.3)
+  if(NOT EXISTS ${PREFIX}/${f})
+    message(FATAL_ERROR "not installed: ${f}")
+  endif()
+endforeach()
+if(EXISTS ${PREFIX}/include/infiniband/mlx4dv.h)
+  message(FATAL_ERROR "installed over <prefix>/include/infiniband/mlx4dv.h")
+endif()
+file(GLOB_RECURSE pcs ${PREFIX}/*/mlx4dv.pc)
+file(GLOB_RECURSE configs ${PREFIX}/*/mlx4dvConfig.cmake)
+file(GLOB_RECURSE sonames ${PREFIX}/*/libmlx4dv.so.0)
+file(GLOB_RECURSE archives ${PREFIX}/*/libmlx4dv.a)
+foreach(v pcs configs sonames archives)
+  list(LENGTH ${v} n)
+  if(NOT n EQUAL 1)
+    message(FATAL_ERROR "expected one installed file for ${v}, found: ${${v}}")
+  endif()
+endforeach()
+get_filename_component(pcdir ${pcs} DIRECTORY)
+get_filename_component(libdir ${sonames} DIRECTORY)
+
+# pkg-config: our include directory first, the three libraries in order.
+set(ENV{PKG_CONFIG_PATH} ${pcdir})
+run(pkg-config --cflags mlx4dv)
+string(STRIP "${run_out}" cflags)
+separate_arguments(cflags_list UNIX_COMMAND "${cflags}")
+list(GET cflags_list 0 first)
+if(NOT first STREQUAL "-I${PREFIX}/include/mlx4dv")
+  message(FATAL_ERROR "pkg-config --cflags mlx4dv starts with '${first}'")
+endif()
+run(pkg-config --libs mlx4dv)
+string(STRIP "${run_out}" libs)
+if(NOT libs MATCHES "(^| )-lmlx4dv -lmlx4 -libverbs$")
+  message(FATAL_ERROR "pkg-config --libs mlx4dv gives '${libs}'")
+endif()
+run(pkg-config --modversion mlx4dv)
+string(STRIP "${run_out}" modversion)
+message(STATUS "pkg-config: ${cflags} | ${libs} | ${modversion}")
+
+# Consumer 1: a plain compiler line with pkg-config's flags.
+separate_arguments(libs_list UNIX_COMMAND "${libs}")
+separate_arguments(extra UNIX_COMMAND "${EXTRA_FLAGS}")
+run(${C_COMPILER} -std=c11 -Wall -Wextra -Wpedantic -Werror ${extra}
+    ${CONSUMER_DIR}/consumer.c ${cflags_list} ${libs_list}
+    -Wl,-rpath,${libdir} -o ${WORK}/consumer_pkgconfig)
+
+# Consumer 2: CMake's find_package(mlx4dv), shared and static.
+run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK}/cmake-consumer
+    -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_C_COMPILER=${C_COMPILER}
+    "-DEXTRA_FLAGS=${extra}")
+run(${CMAKE_COMMAND} --build ${WORK}/cmake-consumer)
+foreach(exe consumer_cmake consumer_cmake_static)
+  if(NOT EXISTS ${WORK}/cmake-consumer/${exe})
+    message(FATAL_ERROR "${exe} was not built")
+  endif()
+  file(COPY ${WORK}/cmake-consumer/${exe} DESTINATION ${WORK})
+endforeach()

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# test_launcher_errors: bad invocations of mlx4emu-run and bad device
+# settings get the exit status and message docs/errors.md gives, and a
+# badly configured device is absent rather than half there.
+# Usage: launcher_errors.sh MLX4EMU_RUN
+set -u
+run=$1
+fails=0
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+
+# expect STATUS PATTERN -- COMMAND...: exit status and a line of stderr
+expect() {
+	want_status=$1
+	pattern=$2
+	shift 3
+	"$@" >/dev/null 2>"$out"
+	status=$?
+	if [ "$status" -ne "$want_status" ] || ! grep -q -- "$pattern" "$out"; then
+		echo "FAIL: $*: status $status (want $want_status), stderr:" >&2
+		cat "$out" >&2
+		fails=$((fails + 1))
+	else
+		echo "ok: $* -> $status, '$pattern'"
+	fi
+}
+
+# no device at all: ibv_devices fails and lists nothing
+expect_no_device() {
+	"$@" >"$out.stdout" 2>"$out"
+	if grep -q mlx4_0 "$out.stdout" || \
+	   ! grep -q "bad configuration, device disabled" "$out"; then
+		echo "FAIL: $*: device present or no message" >&2
+		cat "$out" >&2
+		fails=$((fails + 1))
+	else
+		echo "ok: $* -> no device"
+	fi
+	rm -f "$out.stdout"
+}
+
+expect 2 "mlx4emu-run: unknown option --bogus" -- "$run" --bogus -- true
+expect 2 "^usage: mlx4emu-run" -- "$run"
+expect 2 "^usage: mlx4emu-run" -- "$run" --cqe-size=64 --
+expect 1 "mlx4emu: MLX4EMU_CQE_SIZE must be 32 or 64" -- "$run" --cqe-size=48 -- ibv_devices
+expect 1 "mlx4emu: MLX4EMU_PORTS=3 is not in \[1, 2\]" -- "$run" --ports=3 -- ibv_devices
+expect 1 "mlx4emu: MLX4EMU_FAULT_CQE=0: expected N\[:syndrome\]\[:id\] with N >= 1" -- \
+	"$run" --fault-cqe=0 -- ibv_devices
+expect 1 "mlx4emu: MLX4EMU_FAULT_QP_ERR=-1: expected N\[:id\] with N >= 1" -- \
+	"$run" --fault-qp-err=-1 -- ibv_devices
+expect_no_device "$run" --cqe-size=48 -- ibv_devices
+# a good setting still gives the device
+"$run" -- ibv_devices | grep -q mlx4_0 || { echo "FAIL: no device with good settings" >&2; fails=$((fails + 1)); }
+exit $fails
