@@ -29,9 +29,9 @@ struct cmd_desc {
 };
 
 #define LEGACY(cmd, f, req, rsp) \
-	[IB_USER_VERBS_CMD_##cmd] = { f, sizeof(struct req), sizeof(struct req), rsp, 1 }
+	[IB_USER_VERBS_CMD_##cmd] = { f, sizeof(struct req), sizeof(struct req), rsp, 1, 0 }
 #define LEGACY_NORESP(cmd, f, req) \
-	[IB_USER_VERBS_CMD_##cmd] = { f, sizeof(struct req), sizeof(struct req), 0, 0 }
+	[IB_USER_VERBS_CMD_##cmd] = { f, sizeof(struct req), sizeof(struct req), 0, 0, 0 }
 
 static const struct cmd_desc legacy_cmds[] = {
 	LEGACY(GET_CONTEXT, emu_cmd_get_context, ib_uverbs_get_context,

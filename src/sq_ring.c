@@ -53,23 +53,64 @@ int mlx4dv_priv_sq_layout_check(const struct mlx4dv_qp *dv)
 	return 0;
 }
 
-/* libmlx4 answers ibv_query_qp() with its own send limits; a difference
+/*
+ * libmlx4 answers ibv_query_qp() with its own send limits; a difference
  * means its arithmetic is not the one this unit reproduces. A query the
- * device does not answer leaves the computed values standing. */
-static int sq_cross_check(struct ibv_qp *qp, const struct mlx4dv_sq_ring *sq)
+ * device does not answer leaves the computed values standing, and *state
+ * then stays -1 (unknown).
+ */
+static int sq_cross_check(struct ibv_qp *qp, const struct mlx4dv_sq_ring *sq,
+			  int *state)
 {
 	struct ibv_qp_attr attr;
 	struct ibv_qp_init_attr init_attr;
 
+	*state = -1;
 	memset(&attr, 0, sizeof(attr));
 	memset(&init_attr, 0, sizeof(init_attr));
-	if (ibv_query_qp(qp, &attr, IBV_QP_CAP, &init_attr))
+	if (ibv_query_qp(qp, &attr, IBV_QP_STATE | IBV_QP_CAP, &init_attr))
 		return 0;
 	if (init_attr.cap.max_send_wr != sq->max_post ||
 	    init_attr.cap.max_send_sge != sq->max_gather ||
 	    init_attr.cap.max_inline_data != sq->max_inline)
 		return ENOTSUP;
+	*state = (int)attr.qp_state;
 	return 0;
+}
+
+/* Every 64-byte chunk but the first of every WQEBB starts with the stamp. */
+static bool sq_stamps_present(const struct mlx4dv_sq_ring *sq)
+{
+	size_t stride = (size_t)1 << sq->wqe_shift;
+
+	for (uint32_t n = 0; n < sq->wqe_cnt; n++) {
+		const uint8_t *wqe = sq->buf + n * stride;
+
+		for (size_t off = 64; off < stride; off += 64) {
+			uint32_t word;
+
+			memcpy(&word, wqe + off, sizeof(word));
+			if (word != 0xffffffffu)
+				return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Whether the posts may skip stamping (struct mlx4dv_sq_ring.ring_stamped).
+ * libmlx4 stamps the whole ring on RESET->INIT (qp.c
+ * mlx4_qp_init_sq_ownership), so a QP still in RESET will be stamped
+ * before its first post; past RESET the stamps are checked in the ring.
+ * Unknown state: 0, which is always safe.
+ */
+static uint32_t sq_ring_stamped(const struct mlx4dv_sq_ring *sq, int state)
+{
+	if (state == IBV_QPS_RESET)
+		return 1;
+	if (state < 0)
+		return 0;
+	return sq_stamps_present(sq);
 }
 
 static void sq_attach_blueflame(struct mlx4dv_sq_ring *sq,
@@ -94,7 +135,7 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 	struct mlx4dv_sq_ring ring;
 	struct mlx4dv_qp dv;
 	struct mlx4dv_obj obj;
-	int ret;
+	int ret, state;
 
 	if (!sq || !qp ||
 	    (flags & ~(uint32_t)(MLX4DV_RING_INIT_WRID |
@@ -130,10 +171,15 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 	ring.doorbell_qpn = dv.doorbell_qpn;
 	ring.qp_type = (uint32_t)qp->qp_type;
 	ring.doorbell = dv.sdb;
+	/* libmlx4 writes and stamps every WQEBB at RESET->INIT
+	 * (mlx4_qp_init_sq_ownership), before any post can count. */
+	ring.ring_stamped = 1;
 
-	ret = sq_cross_check(qp, &ring);
+	ret = sq_cross_check(qp, &ring, &state);
 	if (ret)
 		return ret;
+	ring.ring_stamped = sq_ring_stamped(&ring, state);
+	mlx4dv_sq_fast_path_init(&ring);
 
 	if (flags & MLX4DV_RING_INIT_WRID) {
 		ring.wrid = mlx4dv_priv_wrid_alloc(ring.wqe_cnt);

@@ -840,6 +840,15 @@ enum mlx4dv_sq_ring_flags {
 	MLX4DV_SQ_RING_BLUEFLAME_FALLBACK	= 1 << 1,
 };
 
+/* Bits of struct mlx4dv_sq_ring.fast_path. */
+enum mlx4dv_sq_fast_path {
+	/* qp_type is RC, UC or XRC_SEND, max_gather >= 1 and
+	 * spare_wqes >= 1: a connected-QP post of one gather entry or one
+	 * inline buffer checks nothing but the room (and the inline
+	 * length against max_inline). */
+	MLX4DV_SQ_FAST_CONNECTED	= 1 << 0,
+};
+
 /*
  * Send queue handle.
  *
@@ -865,6 +874,20 @@ enum mlx4dv_sq_ring_flags {
  * flags:        enum mlx4dv_sq_ring_flags.
  * wrid:         optional, wqe_cnt entries indexed by the first WQEBB of a
  *               WQE, for wr_id bookkeeping; NULL when unused.
+ * ring_stamped: 1 while every 64-byte chunk but the first of every WQEBB
+ *               holds the stamp in its first word and no WQE longer than
+ *               64 bytes has been posted: then no WQEBB entering the
+ *               prefetch window needs a stamp, and the posts skip the
+ *               stamping step (see Part 4, "Stamping"). Set by
+ *               mlx4dv_sq_ring_init() (libmlx4 stamps the whole ring at
+ *               RESET->INIT, qp.c mlx4_qp_init_sq_ownership) and by
+ *               mlx4dv_sq_init_ownership(); cleared by the first post of a
+ *               longer WQE. 0 (stamp on every post) is always safe.
+ * fast_path:    enum mlx4dv_sq_fast_path: checks made once for the ring
+ *               that the posts then skip; 0 is always safe (every check
+ *               made on every post). Set by mlx4dv_sq_ring_init(); call
+ *               mlx4dv_sq_fast_path_init() after building or changing
+ *               qp_type, max_gather or spare_wqes by hand.
  */
 struct mlx4dv_sq_ring {
 	uint8_t			*buf;
@@ -885,6 +908,8 @@ struct mlx4dv_sq_ring {
 	uint32_t		bf_offset;
 	uint32_t		flags;
 	uint64_t		*wrid;
+	uint32_t		ring_stamped;
+	uint32_t		fast_path;
 };
 
 /*
@@ -982,7 +1007,9 @@ struct mlx4dv_cq_ring {
  *  3. WQE finish: owner/opcode word last behind a barrier, stamping of the
  *     WQEBBs entering the prefetch window, producer count advanced;
  *  4. doorbell (one per batch) or BlueFlame (one small WQE);
- *  5. one-call posts (validate everything, then build, then finish).
+ *  5. one-call posts (validate everything, then build, then finish);
+ *  6. template batches: constant words prepared once, room reserved once,
+ *     then a few stores per WQE (mlx4dv_sq_batch_*).
  * A one-call post never rings the doorbell: post a batch, then ring once
  * with mlx4dv_sq_ring_doorbell(), or post one WQE and hand it over with
  * mlx4dv_sq_post_bf(). See docs/send-path.md.
@@ -994,6 +1021,16 @@ struct mlx4dv_cq_ring {
  * bind, local invalidate, datagram) always lie in the first 64 bytes of
  * the WQE, which never wraps because WQEs start on a WQEBB.
  */
+
+/* Branch hints for the rare paths of a post (stamping, errors) and the
+ * common one-WQEBB case of a completion. */
+#ifdef __GNUC__
+#define MLX4DV_SQ_UNLIKELY(x)	__builtin_expect(!!(x), 0)
+#define MLX4DV_SQ_LIKELY(x)	__builtin_expect(!!(x), 1)
+#else
+#define MLX4DV_SQ_UNLIKELY(x)	(x)
+#define MLX4DV_SQ_LIKELY(x)	(x)
+#endif
 
 /* ---- Constants of the send WQE (host order) ---- */
 
@@ -1134,9 +1171,19 @@ mlx4dv_sq_room(const struct mlx4dv_sq_ring *sq)
 
 /* WQEBBs a WQE of ds 16-byte units occupies: ceil(ds * 16 / stride). */
 static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_wqebbs_of_ds(uint32_t wqe_shift, uint32_t ds)
+{
+	/* 1..4 units fit in the smallest stride (64 bytes): one WQEBB, a
+	 * constant when ds is (the fixed-size posts). */
+	if (ds - 1 < MLX4DV_WQE_CHUNK / 16)
+		return 1;
+	return ((ds << 4) + (1U << wqe_shift) - 1) >> wqe_shift;
+}
+
+static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_ds_to_wqebbs(const struct mlx4dv_sq_ring *sq, uint32_t ds)
 {
-	return ((ds << 4) + (1U << sq->wqe_shift) - 1) >> sq->wqe_shift;
+	return mlx4dv_wqebbs_of_ds(sq->wqe_shift, ds);
 }
 
 /* ds (16-byte units) of the WQE whose control segment is ctrl: the low
@@ -1156,8 +1203,10 @@ mlx4dv_wqe_ds(const struct mlx4_wqe_ctrl_seg *ctrl)
 static MLX4DV_ALWAYS_INLINE void
 mlx4dv_sq_set_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id)
 {
+	size_t slot = sq->head & (sq->wqe_cnt - 1);
+
 	if (sq->wrid)
-		sq->wrid[sq->head & (sq->wqe_cnt - 1)] = wr_id;
+		sq->wrid[slot] = wr_id;
 }
 
 /*
@@ -1185,22 +1234,30 @@ static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 		   uint64_t *wr_id)
 {
-	uint32_t skip = (uint16_t)(wqe_index - (uint16_t)sq->tail);
-	uint32_t start = sq->tail + skip;
+	uint32_t tail = sq->tail, head = sq->head;
+	uint32_t skip = (uint16_t)(wqe_index - (uint16_t)tail);
+	uint32_t start = tail + skip;
+	size_t slot = start & (sq->wqe_cnt - 1);
 	const struct mlx4_wqe_ctrl_seg *ctrl;
-	uint32_t wqebbs, freed;
+	uint32_t ds, wqebbs;
 
-	if (skip >= sq->head - sq->tail)
+	if (skip >= head - tail)
 		return 0;
-	ctrl = (const struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_wqebb(sq, start);
-	wqebbs = mlx4dv_sq_ds_to_wqebbs(sq, mlx4dv_wqe_ds(ctrl));
-	if (wqebbs == 0 || wqebbs > sq->head - start)
-		return 0;
+	ctrl = (const struct mlx4_wqe_ctrl_seg *)
+		(sq->buf + (slot << sq->wqe_shift));
+	ds = mlx4dv_wqe_ds(ctrl);
+	if (MLX4DV_SQ_LIKELY(ds - 1 < MLX4DV_WQE_CHUNK / 16)) {
+		/* One WQEBB, and start < head by the test above. */
+		wqebbs = 1;
+	} else {
+		wqebbs = mlx4dv_wqebbs_of_ds(sq->wqe_shift, ds);
+		if (wqebbs == 0 || wqebbs > head - start)
+			return 0;
+	}
 	if (wr_id && sq->wrid)
-		*wr_id = sq->wrid[start & (sq->wqe_cnt - 1)];
-	freed = skip + wqebbs;
-	sq->tail += freed;
-	return freed;
+		*wr_id = sq->wrid[slot];
+	sq->tail = start + wqebbs;
+	return skip + wqebbs;
 }
 
 /* ---- Segment builders ---- */
@@ -1706,17 +1763,20 @@ mlx4dv_sq_write_inline_sge(const struct mlx4dv_sq_ring *sq, void *pos,
 }
 
 /*
- * One inline buffer of len bytes at pos (after the fixed segments, so in
- * the WQE's first chunk) when the WQE lies before the ring end: the data
- * is cut at each 64-byte boundary, every header written after its data.
+ * One inline buffer of len bytes at pos, byte chunk_off (0, 16, 32, 48)
+ * of its 64-byte chunk (after the fixed segments, so in the WQE's first
+ * chunk): the data is cut at each 64-byte boundary, every header written
+ * after its data. The posts pass chunk_off as a constant (WQEs start on a
+ * WQEBB, a multiple of 64 bytes from the ring start), so that a buffer of
+ * constant length is copied without a loop.
  */
 static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_geom_write_inline_buf(const struct mlx4dv_sq_geom *g, uint8_t *pos,
-				const void *data, uint32_t len)
+				uint32_t chunk_off, const void *data,
+				uint32_t len)
 {
 	const uint8_t *src = (const uint8_t *)data;
-	uint32_t room = MLX4DV_WQE_CHUNK - 4 -
-		(uint32_t)((pos - g->buf) & (MLX4DV_WQE_CHUNK - 1));
+	uint32_t room = MLX4DV_WQE_CHUNK - 4 - chunk_off;
 	uint32_t total = len, headers = 0;
 	uint8_t *hdr = pos;
 
@@ -1751,7 +1811,9 @@ mlx4dv_sq_write_inline(const struct mlx4dv_sq_ring *sq, void *pos,
 {
 	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
 
-	return mlx4dv_sq_geom_write_inline_buf(&g, (uint8_t *)pos, data, len);
+	return mlx4dv_sq_geom_write_inline_buf(&g, (uint8_t *)pos,
+		(uint32_t)(((uint8_t *)pos - g.buf) & (MLX4DV_WQE_CHUNK - 1)),
+		data, len);
 }
 
 /*
@@ -1811,10 +1873,12 @@ mlx4dv_sq_write_lso_seg(const struct mlx4dv_sq_ring *sq, void *seg,
 /* Chunks 1.. of the WQE at wqe (count), over its old ds, when it is
  * longer than one WQEBB (the rare case: left to the compiler). */
 static inline void
-mlx4dv_sq_geom_stamp_chunks(const struct mlx4dv_sq_geom *g, uint8_t *wqe,
-			    uint32_t count, uint32_t bytes)
+mlx4dv_sq_stamp_chunks(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
+		       uint32_t count, uint32_t bytes)
 {
 	const uint32_t low31 = MLX4DV_WQE_STAMP & ~MLX4DV_WQE_CTRL_OWNER;
+	struct mlx4dv_sq_geom geom = mlx4dv_sq_geom_load(sq);
+	const struct mlx4dv_sq_geom *g = &geom;
 	uint32_t stride_mask = (1U << g->wqe_shift) - 1;
 	uint32_t off;
 
@@ -1836,7 +1900,8 @@ mlx4dv_sq_geom_stamp_chunks(const struct mlx4dv_sq_geom *g, uint8_t *wqe,
  * tested first) has nothing to stamp. A continuation WQEBB has data in
  * byte 7: either it reads <= 4 or its stamped first word stops it. */
 static MLX4DV_ALWAYS_INLINE void
-mlx4dv_sq_geom_stamp_wqe(const struct mlx4dv_sq_geom *g, uint32_t count)
+mlx4dv_sq_geom_stamp_wqe(const struct mlx4dv_sq_ring *sq,
+			 const struct mlx4dv_sq_geom *g, uint32_t count)
 {
 	uint8_t *wqe = mlx4dv_sq_geom_wqebb(g, count);
 	uint32_t bytes = (uint32_t)(wqe[7] & 0x3f) << 4;
@@ -1845,7 +1910,7 @@ mlx4dv_sq_geom_stamp_wqe(const struct mlx4dv_sq_geom *g, uint32_t count)
 	if (bytes <= MLX4DV_WQE_CHUNK)
 		return;
 	if (bytes > (1U << g->wqe_shift)) {
-		mlx4dv_sq_geom_stamp_chunks(g, wqe, count, bytes);
+		mlx4dv_sq_stamp_chunks(sq, wqe, count, bytes);
 		return;
 	}
 	/* Within this WQEBB (libmlx4's case). Were the WQEBB the tail of an
@@ -1873,7 +1938,7 @@ mlx4dv_sq_stamp_wqe(const struct mlx4dv_sq_ring *sq, uint32_t count)
 {
 	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
 
-	mlx4dv_sq_geom_stamp_wqe(&g, count);
+	mlx4dv_sq_geom_stamp_wqe(sq, &g, count);
 }
 
 /*
@@ -1900,6 +1965,57 @@ mlx4dv_sq_init_ownership(struct mlx4dv_sq_ring *sq)
 		ctrl->fence_size = (uint8_t)(1U << (sq->wqe_shift - 4));
 		mlx4dv_sq_stamp_wqe(sq, count);
 	}
+	sq->ring_stamped = 1;
+}
+
+/* Stamp the n WQEBBs from producer count `count` on, each over the ds
+ * it last held (WQEBBs 2.. of a WQE of several WQEBBs, or the WQEBBs a
+ * batch brings into the prefetch window), apart from the hot path. */
+static inline void
+mlx4dv_sq_stamp_more(const struct mlx4dv_sq_ring *sq, uint32_t count,
+		     uint32_t n)
+{
+	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		mlx4dv_sq_geom_stamp_wqe(sq, &g, count + i);
+}
+
+/*
+ * Hand over the WQE of ds units (wqebbs WQEBBs) at g->head, stamp, and
+ * advance head. Stamping is skipped while sq->ring_stamped holds: every
+ * WQEBB entering the window then carries the stamp in each chunk past its
+ * first already (the WQEs posted so far wrote first chunks only), and
+ * stamping would store the values that are there. A WQE longer than 64
+ * bytes (ds > 4) ends that state for good: its chunks past the first are
+ * stale WQE content once it completes.
+ */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_geom *g,
+		      struct mlx4_wqe_ctrl_seg *ctrl, uint32_t owner_opcode,
+		      uint32_t ds, uint32_t wqebbs)
+{
+	/* Both words are constants when the opcode is: a select, no
+	 * arithmetic, on the hot path. */
+	__be32 owned = mlx4dv_cpu_to_be32(owner_opcode | MLX4DV_WQE_CTRL_OWNER);
+	__be32 not_owned = mlx4dv_cpu_to_be32(owner_opcode);
+
+	mlx4dv_barrier_to_device();
+	ctrl->owner_opcode = (g->head & g->wqe_cnt) ? owned : not_owned;
+	if (ds > MLX4DV_WQE_CHUNK / 16)
+		sq->ring_stamped = 0;
+	/* ring_stamped is 0 or 1; testing bit 0 is one instruction. */
+	if (MLX4DV_SQ_UNLIKELY(!(sq->ring_stamped & 1))) {
+		/* spare_wqes read here, not from g: the copy would cost a
+		 * load on every post, stamping or not. */
+		uint32_t ahead = g->head + sq->spare_wqes;
+
+		mlx4dv_sq_geom_stamp_wqe(sq, g, ahead);
+		if (wqebbs > 1)
+			mlx4dv_sq_stamp_more(sq, ahead + 1, wqebbs - 1);
+	}
+	sq->head = g->head + wqebbs;
 }
 
 /*
@@ -1914,41 +2030,22 @@ mlx4dv_sq_init_ownership(struct mlx4dv_sq_ring *sq)
  *               (head & wqe_cnt) != 0 gives MLX4DV_WQE_CTRL_OWNER.
  *
  * Order: store barrier, word 0; then the WQEBBs that enter the device's
- * prefetch window (spare_wqes ahead) are stamped; then head advances by
- * the WQEBBs the WQE uses. Room must have been checked by the caller.
- * Returns the WQEBBs used. The doorbell is not rung.
+ * prefetch window (spare_wqes ahead) are stamped, unless sq->ring_stamped
+ * says they are already (a WQE over 64 bytes clears it first); then head
+ * advances by the WQEBBs the WQE uses. Room must have been checked by the
+ * caller. Returns the WQEBBs used. The doorbell is not rung. A WQE handed
+ * over without this function must clear sq->ring_stamped itself when it
+ * is longer than 64 bytes.
  */
-/* Stamps for WQEBBs 2.. of a WQE of several WQEBBs. */
-static inline void
-mlx4dv_sq_geom_stamp_more(const struct mlx4dv_sq_geom *g, uint32_t wqebbs)
-{
-	uint32_t i;
-
-	for (i = 1; i < wqebbs; i++)
-		mlx4dv_sq_geom_stamp_wqe(g, g->head + g->spare_wqes + i);
-}
-
-static MLX4DV_ALWAYS_INLINE void
-mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_geom *g,
-		      struct mlx4_wqe_ctrl_seg *ctrl, uint32_t owner_opcode,
-		      uint32_t wqebbs)
-{
-	mlx4dv_wqe_set_owner_opcode(ctrl, owner_opcode |
-		((g->head & g->wqe_cnt) ? MLX4DV_WQE_CTRL_OWNER : 0));
-	mlx4dv_sq_geom_stamp_wqe(g, g->head + g->spare_wqes);
-	if (wqebbs > 1)
-		mlx4dv_sq_geom_stamp_more(g, wqebbs);
-	sq->head = g->head + wqebbs;
-}
-
 static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_wqe_finish(struct mlx4dv_sq_ring *sq, struct mlx4_wqe_ctrl_seg *ctrl,
 		     uint32_t owner_opcode)
 {
 	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
-	uint32_t wqebbs = mlx4dv_sq_ds_to_wqebbs(sq, mlx4dv_wqe_ds(ctrl));
+	uint32_t ds = mlx4dv_wqe_ds(ctrl);
+	uint32_t wqebbs = mlx4dv_sq_ds_to_wqebbs(sq, ds);
 
-	mlx4dv_sq_geom_finish(sq, &g, ctrl, owner_opcode, wqebbs);
+	mlx4dv_sq_geom_finish(sq, &g, ctrl, owner_opcode, ds, wqebbs);
 	return wqebbs;
 }
 
@@ -2019,8 +2116,15 @@ mlx4dv_sq_post_bf(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
 	ctrl->bf_qpn |= sq->doorbell_qpn;
 	mlx4dv_wc_flush();
 	dst = sq->bf_reg + sq->bf_offset;
-	for (off = 0; off < bytes; off += MLX4DV_WQE_CHUNK)
-		mlx4dv_wc_copy64(dst + off, mlx4dv_sq_wrap(sq, wqe + off));
+	if (bytes <= (1U << sq->wqe_shift)) {
+		/* one WQEBB (every libmlx4 geometry): nothing can wrap */
+		for (off = 0; off < bytes; off += MLX4DV_WQE_CHUNK)
+			mlx4dv_wc_copy64(dst + off, wqe + off);
+	} else {
+		for (off = 0; off < bytes; off += MLX4DV_WQE_CHUNK)
+			mlx4dv_wc_copy64(dst + off,
+					 mlx4dv_sq_wrap(sq, wqe + off));
+	}
 	mlx4dv_wc_flush();
 	sq->bf_offset ^= sq->bf_buf_size;
 	return 1;
@@ -2034,6 +2138,22 @@ mlx4dv_sq_is_connected(const struct mlx4dv_sq_ring *sq)
 {
 	return sq->qp_type == IBV_QPT_RC || sq->qp_type == IBV_QPT_UC ||
 	       sq->qp_type == IBV_QPT_XRC_SEND;
+}
+
+/*
+ * mlx4dv_sq_fast_path_init - derive sq->fast_path (enum
+ * mlx4dv_sq_fast_path) from qp_type, max_gather and spare_wqes. Call it
+ * after filling a handle by hand or changing one of those fields;
+ * mlx4dv_sq_ring_init() calls it. A handle whose fast_path is 0 makes
+ * every check on every post.
+ */
+static inline void
+mlx4dv_sq_fast_path_init(struct mlx4dv_sq_ring *sq)
+{
+	sq->fast_path = 0;
+	if (mlx4dv_sq_is_connected(sq) && sq->max_gather >= 1 &&
+	    sq->spare_wqes >= 1)
+		sq->fast_path |= MLX4DV_SQ_FAST_CONNECTED;
 }
 
 /*
@@ -2077,10 +2197,12 @@ struct mlx4dv_sq_payload {
  * WQEBBs than the WQE needs.
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_payload_ds(const struct mlx4dv_sq_ring *sq, uint32_t fixed_ds,
-		     const struct mlx4dv_sq_payload *pl, uint32_t *ds_out)
+mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
+			     uint32_t fixed_ds,
+			     const struct mlx4dv_sq_payload *pl,
+			     uint32_t *ds_out, int fast)
 {
-	uint32_t ds;
+	uint32_t ds, wqebbs;
 
 	if (pl->is_inline) {
 		uint64_t total = pl->len;
@@ -2101,17 +2223,26 @@ mlx4dv_sq_payload_ds(const struct mlx4dv_sq_ring *sq, uint32_t fixed_ds,
 		ds = fixed_ds + mlx4dv_inline_ds((fixed_ds & 3) << 4,
 						 (uint32_t)total);
 	} else {
-		if (pl->num_sge > sq->max_gather || (pl->num_sge && !pl->sg))
+		if ((pl->num_sge && !pl->sg) ||
+		    (!(fast && pl->num_sge <= 1) && pl->num_sge > sq->max_gather))
 			return EINVAL;
 		ds = fixed_ds + pl->num_sge;
 	}
+	wqebbs = mlx4dv_sq_ds_to_wqebbs(sq, ds);
 	if (ds > MLX4DV_WQE_MAX_DS ||
-	    mlx4dv_sq_ds_to_wqebbs(sq, ds) > sq->spare_wqes)
+	    (!(fast && wqebbs == 1) && wqebbs > sq->spare_wqes))
 		return EINVAL;
-	if (mlx4dv_sq_ds_to_wqebbs(sq, ds) > mlx4dv_sq_room(sq))
+	if (wqebbs > mlx4dv_sq_room(sq))
 		return ENOMEM;
 	*ds_out = ds;
 	return 0;
+}
+
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_payload_ds(const struct mlx4dv_sq_ring *sq, uint32_t fixed_ds,
+		     const struct mlx4dv_sq_payload *pl, uint32_t *ds_out)
+{
+	return mlx4dv_sq_payload_ds_checked(sq, fixed_ds, pl, ds_out, 0);
 }
 
 /* Write a validated payload at ds offset fixed_ds of the WQE at wqe;
@@ -2131,7 +2262,8 @@ mlx4dv_sq_geom_write_payload(const struct mlx4dv_sq_geom *g, uint8_t *wqe,
 	else if (pl->sg)
 		mlx4dv_sq_geom_write_inline(g, pos, pl->sg, pl->num_sge);
 	else
-		mlx4dv_sq_geom_write_inline_buf(g, pos, pl->data, pl->len);
+		mlx4dv_sq_geom_write_inline_buf(g, pos, (fixed_ds & 3) << 4,
+						pl->data, pl->len);
 }
 
 static MLX4DV_ALWAYS_INLINE void
@@ -2178,16 +2310,19 @@ mlx4dv_sq_post_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 	struct mlx4_wqe_ctrl_seg *ctrl;
 	struct mlx4dv_sq_geom g;
 	uint32_t ds, wqebbs;
+	int fast = !!(sq->fast_path & MLX4DV_SQ_FAST_CONNECTED);
 	int err;
 
-	if (!mlx4dv_sq_is_connected(sq) ||
+	/* The fast bit stands for the QP-type check, and for the gather
+	 * and headroom limits of a one-entry, one-WQEBB payload. */
+	if ((!fast && !mlx4dv_sq_is_connected(sq)) ||
 	    !mlx4dv_sq_connected_flags_ok(sq, send_flags))
 		return EINVAL;
-	err = mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
+	err = mlx4dv_sq_payload_ds_checked(sq, fixed_ds, pl, &ds, fast);
 	if (err)
 		return err;
 	g = mlx4dv_sq_geom_load(sq);
-	wqebbs = ((ds << 4) + (1U << g.wqe_shift) - 1) >> g.wqe_shift;
+	wqebbs = mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
 	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
 	if (with_raddr)
 		mlx4dv_wqe_set_raddr_seg((struct mlx4_wqe_raddr_seg *)(ctrl + 1),
@@ -2195,7 +2330,7 @@ mlx4dv_sq_post_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
 				     wqebbs > 1);
 	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), imm);
-	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, wqebbs);
+	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
 	return 0;
 }
 
@@ -2398,7 +2533,7 @@ mlx4dv_sq_post_atomic(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 	if (err)
 		return err;
 	g = mlx4dv_sq_geom_load(sq);
-	wqebbs = ((ds << 4) + (1U << g.wqe_shift) - 1) >> g.wqe_shift;
+	wqebbs = mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
 	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
 	mlx4dv_wqe_set_raddr_seg((struct mlx4_wqe_raddr_seg *)(ctrl + 1),
 				 raddr, rkey);
@@ -2408,7 +2543,7 @@ mlx4dv_sq_post_atomic(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, &pl,
 				     wqebbs > 1);
 	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), 0);
-	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, wqebbs);
+	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
 	return 0;
 }
 
@@ -2460,14 +2595,14 @@ mlx4dv_sq_post_ud(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 	if (send_flags & IBV_SEND_IP_CSUM)
 		srcrb |= MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM;
 	g = mlx4dv_sq_geom_load(sq);
-	wqebbs = ((ds << 4) + (1U << g.wqe_shift) - 1) >> g.wqe_shift;
+	wqebbs = mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
 	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
 	mlx4dv_wqe_set_datagram_seg((struct mlx4_wqe_datagram_seg *)(ctrl + 1),
 				    dest, remote_qpn, remote_qkey);
 	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
 				     wqebbs > 1);
 	mlx4dv_wqe_set_ctrl(ctrl, ds, srcrb, imm);
-	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, wqebbs);
+	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
 	return 0;
 }
 
@@ -2835,6 +2970,317 @@ mlx4dv_sq_post_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
 	if (err && sq->wrid)
 		sq->wrid[slot] = saved_wrid;
 	return err;
+}
+
+/* ---- Batches of WQEs built from a template ---- */
+
+/*
+ * A run of WQEs of one shape (same operation, keys, length and flags; the
+ * addresses and the wr_id change) is cheap once its constant words are
+ * prepared:
+ *  - mlx4dv_sq_wqe_template_init() validates the operation for the ring
+ *    once and keeps every constant word big-endian, as it is stored;
+ *  - mlx4dv_sq_batch_begin() checks the template against the ring and
+ *    reserves room for up to n WQEs (one WQEBB each);
+ *  - mlx4dv_sq_batch_post() writes one WQE: its only check is one pointer
+ *    compare (end of the reservation or of the ring);
+ *  - mlx4dv_sq_batch_end() publishes the new producer count; then ring the
+ *    doorbell once (mlx4dv_sq_ring_doorbell()).
+ * The WQEs are byte for byte those of the one-call posts (and of
+ * libmlx4's ibv_post_send()) for the same request: control segment,
+ * [remote address segment,] one gather entry, 2 or 3 units, so every
+ * template WQE lies in the first 64-byte chunk of its WQEBB. The owner
+ * word, written last behind a store barrier, guards that whole chunk, so
+ * the other words of the chunk may be stored in any order (the
+ * byte_count-last rule of mlx4dv_wqe_set_data_seg() is for a gather entry
+ * that starts a chunk of its own).
+ */
+
+/*
+ * struct mlx4dv_sq_wqe_template - the constant words of a template WQE,
+ * each big-endian as stored in the ring (fill with
+ * mlx4dv_sq_wqe_template_init()).
+ *
+ * owner_opcode: control word 0 without the owner bit (the batch adds it).
+ * bf_qpn:       control bytes 4..7: 0, 0, 0, fence bit | ds.
+ * srcrb_flags:  control word 2 (CQ update, solicited, ..., XRC SRQN).
+ * imm:          control word 3: the immediate of *_WITH_IMM, else 0.
+ * rkey:         remote key (remote address segment word 2); 0 for sends.
+ * byte_count:   gather entry length (0 stored as 0x80000000).
+ * lkey:         gather entry local key.
+ * ds:           host order: 2 (SEND) or 3 (RDMA WRITE/READ) units.
+ * qp_type:      the ring's QP type the template was made for.
+ */
+struct mlx4dv_sq_wqe_template {
+	__be32			owner_opcode;
+	__be32			bf_qpn;
+	__be32			srcrb_flags;
+	__be32			imm;
+	__be32			rkey;
+	__be32			byte_count;
+	__be32			lkey;
+	uint32_t		ds;
+	uint32_t		qp_type;
+};
+
+/*
+ * mlx4dv_sq_wqe_template_init - prepare t for WQEs of one operation on
+ * the connected-QP ring sq.
+ *
+ * opcode:     IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+ *             IBV_WR_RDMA_WRITE_WITH_IMM or IBV_WR_RDMA_READ (not on UC).
+ * lkey:       local key of every gather entry, host order.
+ * length:     bytes of every gather entry, host order (0 allowed).
+ * rkey:       remote key, host order; ignored for sends.
+ * imm:        big-endian as the receiver reads it (ibv_send_wr.imm_data),
+ *             for the *_WITH_IMM opcodes; ignored otherwise.
+ * send_flags: as for mlx4dv_sq_post_write() (IBV_SEND_SIGNALED, FENCE,
+ *             SOLICITED, MLX4DV_SEND_STRONG_ORDER, _FORCE_LOOPBACK,
+ *             MLX4DV_SEND_XRC_SRQN() on XRC_SEND); not IBV_SEND_INLINE.
+ * Returns 0, or EINVAL for a QP type other than RC, UC or XRC_SEND, an
+ * opcode outside the list or READ on UC, IBV_SEND_INLINE or an unknown
+ * flag, or a ring without a gather entry or headroom; t is then cleared
+ * (ds 0), and mlx4dv_sq_batch_begin() refuses it.
+ * (Encodings: libmlx4 qp.c mlx4_post_send, set_raddr_seg, set_data_seg.)
+ */
+static inline int
+mlx4dv_sq_wqe_template_init(struct mlx4dv_sq_wqe_template *t,
+			    const struct mlx4dv_sq_ring *sq,
+			    enum ibv_wr_opcode opcode, uint32_t lkey,
+			    uint32_t length, uint32_t rkey, __be32 imm,
+			    uint32_t send_flags)
+{
+	struct mlx4_wqe_ctrl_seg ctrl;
+	uint32_t op, ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_DATA_DS;
+
+	/* ds 0 until the end: a refused template makes no batch. */
+	memset(t, 0, sizeof(*t));
+	switch (opcode) {
+	case IBV_WR_SEND:
+		op = MLX4_OPCODE_SEND;
+		imm = 0;
+		break;
+	case IBV_WR_SEND_WITH_IMM:
+		op = MLX4_OPCODE_SEND_IMM;
+		break;
+	case IBV_WR_RDMA_WRITE:
+		op = MLX4_OPCODE_RDMA_WRITE;
+		imm = 0;
+		ds += MLX4DV_WQE_RADDR_DS;
+		break;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		op = MLX4_OPCODE_RDMA_WRITE_IMM;
+		ds += MLX4DV_WQE_RADDR_DS;
+		break;
+	case IBV_WR_RDMA_READ:
+		if (sq->qp_type == IBV_QPT_UC)
+			return EINVAL;
+		op = MLX4_OPCODE_RDMA_READ;
+		imm = 0;
+		ds += MLX4DV_WQE_RADDR_DS;
+		break;
+	default:
+		return EINVAL;
+	}
+	if (!mlx4dv_sq_is_connected(sq) ||
+	    !mlx4dv_sq_connected_flags_ok(sq, send_flags) ||
+	    (send_flags & IBV_SEND_INLINE) || sq->max_gather < 1 ||
+	    sq->spare_wqes < 1)
+		return EINVAL;
+	memset(&ctrl, 0, sizeof(ctrl));
+	mlx4dv_wqe_set_ctrl(&ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), imm);
+	t->owner_opcode = mlx4dv_cpu_to_be32(op);
+	t->bf_qpn = ctrl.bf_qpn;
+	t->srcrb_flags = ctrl.srcrb_flags;
+	t->imm = ctrl.imm;
+	t->rkey = ds > 2 ? mlx4dv_cpu_to_be32(rkey) : 0;
+	t->byte_count = mlx4dv_cpu_to_be32(length ? length :
+					   MLX4DV_DATA_SEG_ZERO_LENGTH);
+	t->lkey = mlx4dv_cpu_to_be32(lkey);
+	t->ds = ds;
+	t->qp_type = sq->qp_type;
+	return 0;
+}
+
+/*
+ * struct mlx4dv_sq_batch - a batch in progress (a local of the posting
+ * function: kept whole in registers when everything is inlined). Opaque;
+ * filled by mlx4dv_sq_batch_begin().
+ */
+struct mlx4dv_sq_batch {
+	uint8_t			*wqe;		/* WQEBB of the next WQE */
+	uint8_t			*stop;		/* next place to turn: limit or ring end */
+	uint8_t			*limit;		/* end of the reservation */
+	uint8_t			*buf;		/* ring start */
+	uint8_t			*ring_end;	/* first byte past the ring */
+	uint64_t		*wrid;		/* slot of the next WQE in sq->wrid, or NULL */
+	uint64_t		*wrid_base;	/* sq->wrid */
+	size_t			stride;		/* bytes of a WQEBB */
+	size_t			data_offset;	/* 16 (send) or 32 (RDMA) */
+	uint32_t		wqe_shift;
+	uint32_t		start_head;	/* sq->head at begin */
+	uint32_t		wrap_pending;	/* the reservation runs past the ring end */
+	__be32			owner_opcode;	/* word 0 of the next WQE */
+	__be32			owner_bit;	/* MLX4DV_WQE_CTRL_OWNER, big-endian */
+	__be32			bf_qpn;		/* control bytes 4..7 */
+	/* Pairs of big-endian words as 8 bytes in ring order, so that each
+	 * pair is one store (memcpy, any host byte order). */
+	uint64_t		srcrb_imm;	/* control bytes 8..15 */
+	uint64_t		rkey_rsvd;	/* remote address segment bytes 8..15 */
+	uint64_t		count_lkey;	/* gather entry bytes 0..7 */
+};
+
+/* Two big-endian words as the 8 bytes they occupy in the ring. */
+static MLX4DV_ALWAYS_INLINE uint64_t
+mlx4dv_be32_pair(__be32 first, __be32 second)
+{
+	uint64_t v;
+
+	memcpy(&v, &first, 4);
+	memcpy((uint8_t *)&v + 4, &second, 4);
+	return v;
+}
+
+/*
+ * A compiler-only barrier between the stores of a template WQE. Without
+ * it GCC's SLP vectorizer pairs two 8-byte stores of registers into one
+ * 16-byte store built with extra moves and shuffles: more instructions,
+ * no fewer cycles. The values are in registers, so it costs nothing.
+ */
+#ifdef __GNUC__
+#define MLX4DV_SQ_STORE_GROUP()	__asm__ __volatile__("" ::: "memory")
+#else
+#define MLX4DV_SQ_STORE_GROUP()	do { } while (0)
+#endif
+
+/*
+ * mlx4dv_sq_batch_begin - start a batch of at most n template WQEs at
+ * sq->head.
+ *
+ * Checks, once: t was made for this ring's QP type; n WQEBBs are free
+ * (n <= mlx4dv_sq_room(sq)). When sq->ring_stamped is 0 the n WQEBBs the
+ * batch brings into the prefetch window are stamped here, before any WQE
+ * is written (they are free: the room check puts them behind tail).
+ * Returns 0, EINVAL (t not made for this QP type, or not by
+ * mlx4dv_sq_wqe_template_init()), or ENOMEM (fewer than n free WQEBBs).
+ * On error nothing is written and b is an empty batch: its posts return
+ * ENOSPC, its end publishes nothing.
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_batch_begin(struct mlx4dv_sq_ring *sq, struct mlx4dv_sq_batch *b,
+		      const struct mlx4dv_sq_wqe_template *t, uint32_t n)
+{
+	uint32_t head = sq->head, slot = head & (sq->wqe_cnt - 1);
+	int err = 0;
+
+	if (t->qp_type != sq->qp_type || t->ds < 2 || t->ds > 3)
+		err = EINVAL;
+	else if (n > mlx4dv_sq_room(sq))
+		err = ENOMEM;
+	/* On error the batch is still valid, with nothing reserved: its
+	 * posts return ENOSPC and its end publishes nothing. */
+	if (err)
+		n = 0;
+	if (MLX4DV_SQ_UNLIKELY(!(sq->ring_stamped & 1)) && n)
+		mlx4dv_sq_stamp_more(sq, head + sq->spare_wqes, n);
+	b->buf = sq->buf;
+	b->ring_end = mlx4dv_sq_ring_end(sq);
+	b->stride = (size_t)1 << sq->wqe_shift;
+	b->wqe_shift = sq->wqe_shift;
+	b->wqe = b->buf + ((size_t)slot << sq->wqe_shift);
+	b->wrap_pending = slot + n > sq->wqe_cnt;
+	b->limit = b->buf + ((size_t)((slot + n) & (b->wrap_pending ?
+		sq->wqe_cnt - 1 : ~(uint32_t)0)) << sq->wqe_shift);
+	b->stop = b->wrap_pending ? b->ring_end : b->limit;
+	b->wrid_base = sq->wrid;
+	b->wrid = sq->wrid ? sq->wrid + slot : NULL;
+	b->data_offset = (size_t)t->ds == 3 ? 32 : 16;
+	b->start_head = head;
+	b->owner_bit = mlx4dv_cpu_to_be32(MLX4DV_WQE_CTRL_OWNER);
+	b->owner_opcode = t->owner_opcode |
+		((head & sq->wqe_cnt) ? b->owner_bit : 0);
+	b->bf_qpn = t->bf_qpn;
+	b->srcrb_imm = mlx4dv_be32_pair(t->srcrb_flags, t->imm);
+	b->rkey_rsvd = mlx4dv_be32_pair(t->rkey, 0);
+	b->count_lkey = mlx4dv_be32_pair(t->byte_count, t->lkey);
+	return err;
+}
+
+/* At b->stop: past the ring end when the reservation goes on there
+ * (owner bit flips: a new lap), else the reservation is used up (0). */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_batch_turn(struct mlx4dv_sq_batch *b)
+{
+	if (b->stop != b->ring_end || !b->wrap_pending)
+		return 0;
+	b->wrap_pending = 0;
+	b->wqe = b->buf;
+	b->stop = b->limit;
+	b->owner_opcode ^= b->owner_bit;
+	b->wrid = b->wrid_base;
+	return b->wqe != b->stop;
+}
+
+/*
+ * mlx4dv_sq_batch_post - write the next template WQE of the batch.
+ *
+ * laddr:  gather entry address, host order.
+ * raddr:  remote address, host order (RDMA templates; ignored for sends).
+ * wr_id:  stored in sq->wrid for the WQE when the ring has a table.
+ *
+ * Stores the fixed words from the template, the two addresses, then a
+ * store barrier and word 0 (owner bit of the WQE's lap | opcode). No
+ * stamping is needed per WQE (see mlx4dv_sq_batch_begin()).
+ * Returns 0, or ENOSPC (nothing written) when the n WQEs reserved by
+ * mlx4dv_sq_batch_begin() are all posted.
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_batch_post(struct mlx4dv_sq_batch *b, uint64_t laddr,
+		     uint64_t raddr, uint64_t wr_id)
+{
+	__be64 la = mlx4dv_cpu_to_be64(laddr);
+	__be64 ra = mlx4dv_cpu_to_be64(raddr);
+	uint8_t *wqe;
+
+	if (MLX4DV_SQ_UNLIKELY(b->wqe == b->stop) && !mlx4dv_sq_batch_turn(b))
+		return ENOSPC;
+	wqe = b->wqe;
+	/* A send's gather entry (at 16) overwrites the remote address
+	 * words stored first: one store sequence for both shapes. */
+	memcpy(wqe + 4, &b->bf_qpn, 4);
+	memcpy(wqe + 8, &b->srcrb_imm, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + 16, &ra, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + 24, &b->rkey_rsvd, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + b->data_offset, &b->count_lkey, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + b->data_offset + 8, &la, 8);
+	if (b->wrid)
+		*b->wrid++ = wr_id;
+	mlx4dv_barrier_to_device();
+	((struct mlx4_wqe_ctrl_seg *)wqe)->owner_opcode = b->owner_opcode;
+	b->wqe = wqe + b->stride;
+	return 0;
+}
+
+/*
+ * mlx4dv_sq_batch_end - publish the WQEs posted in the batch: sq->head
+ * advances by their number, which is returned (0..n). Ring the doorbell
+ * afterwards, once. (A batch may also be ended early; the rest of the
+ * reservation is simply not used.)
+ */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_batch_end(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_batch *b)
+{
+	size_t size = (size_t)(b->ring_end - b->buf);
+	size_t first = (size_t)b->start_head << b->wqe_shift;
+	uint32_t posted = (uint32_t)((((size_t)(b->wqe - b->buf) - first) &
+				      (size - 1)) >> b->wqe_shift);
+
+	sq->head = b->start_head + posted;
+	return posted;
 }
 
 /* ======================================================================
@@ -3974,7 +4420,9 @@ enum mlx4dv_ring_init_flags {
  * cap.max_send_wr); max_gather and max_inline for one WQEBB-stride WQE of
  * the QP type, computed as libmlx4's mlx4_set_sq_sizes() does (equal to
  * cap.max_send_sge and cap.max_inline_data); qpn (host order);
- * doorbell_qpn (qpn << 8, big-endian); doorbell = UAR + 0x14; qp_type.
+ * doorbell_qpn (qpn << 8, big-endian); doorbell = UAR + 0x14; qp_type;
+ * ring_stamped = 1 when the QP is in RESET (libmlx4 stamps the whole ring
+ * on RESET->INIT) or when the stamps are found in the ring, else 0.
  *
  * BlueFlame (MLX4DV_RING_INIT_BLUEFLAME): the context's BlueFlame page is
  * mapped once per context (mmap of context->cmd_fd at offset

@@ -12,7 +12,7 @@
  *    READ results, atomic results against a model of the remote counter;
  *  - no completion carries an error status.
  *
- * Lanes (sender QP -> receiver QP, loopback on port 1):
+ * Streams (sender QP -> receiver QP, loopback on port 1):
  *   rc_rq:  RC, receiver with its own RQ: SEND, SEND_IMM, WRITE,
  *           WRITE_IMM, READ, CAS, FAA
  *   rc_srq: RC, receiver on the SRQ: the same opcodes
@@ -37,7 +37,7 @@
 #include "mlx4emu_ctl.h"
 #include "emu_verbs.h"
 
-#define NLANES 4
+#define NSTREAMS 4
 #define SQ_WR 8
 #define RQ_WR 16
 #define SRQ_WR 32
@@ -65,7 +65,7 @@ struct rx_rec {			/* an arrival the receiver expects */
 	uint32_t imm;
 };
 
-struct lane {
+struct stream {
 	const char *name;
 	int ud, on_srq;
 	struct ibv_qp *sqp, *rqp;
@@ -94,8 +94,8 @@ static struct {
 	uint8_t *srq_bufs;
 	uint64_t srq_out[1024];		/* wr_id outstanding per SRQ WQE, 0 = free */
 	uint32_t srq_credit;		/* SRQ receives not yet claimed by a send */
-	struct lane lane[NLANES];
-	struct mlx4dv_poll_qp pq[2 * NLANES];
+	struct stream stream[NSTREAMS];
+	struct mlx4dv_poll_qp pq[2 * NSTREAMS];
 	struct mlx4dv_ud_av ud_dest;
 	uint64_t next_op_id, next_recv_id;
 	uint64_t sends_posted, sends_done, recvs_posted, recvs_done;
@@ -133,9 +133,9 @@ static void check_pattern(const char *what, const uint8_t *p, uint64_t op_id,
 
 /* ---- set-up ---- */
 
-static void post_recv(struct lane *l);
+static void post_recv(struct stream *l);
 
-static int setup_lane(struct lane *l, const char *name, int ud, int on_srq,
+static int setup_stream(struct stream *l, const char *name, int ud, int on_srq,
 		      uint8_t **area)
 {
 	uint32_t qt = ud ? IBV_QPT_UD : IBV_QPT_RC;
@@ -170,7 +170,7 @@ static int setup_lane(struct lane *l, const char *name, int ud, int on_srq,
 	*area += (size_t)RQ_WR * 2 * SLOT;
 	l->counter = (uint64_t *)(void *)*area;
 	*area += 64;
-	*l->counter = l->counter_model = 0x1000u * (uint64_t)(l - S.lane);
+	*l->counter = l->counter_model = 0x1000u * (uint64_t)(l - S.stream);
 	for (uint32_t s = 0; s < l->sq.wqe_cnt; s++)
 		for (uint32_t i = 0; i < SLOT; i++)
 			l->rd_src[s * SLOT + i] = pattern(~(uint64_t)s, i);
@@ -188,7 +188,7 @@ static void setup(void)
 
 	if ((ret = ev_open(&S.dev, 8u << 20)))
 		FAIL("device: %s", strerror(ret));
-	S.scq_v = ibv_create_cq(S.dev.ctx, NLANES * SQ_WR * 2, NULL, NULL, 0);
+	S.scq_v = ibv_create_cq(S.dev.ctx, NSTREAMS * SQ_WR * 2, NULL, NULL, 0);
 	S.rcq_v = ibv_create_cq(S.dev.ctx, 2 * RQ_WR + SRQ_WR + 8, NULL, NULL, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.attr.max_wr = SRQ_WR;
@@ -208,16 +208,16 @@ static void setup(void)
 	area = S.dev.mem;
 	S.srq_bufs = area;
 	area += (size_t)S.srq.wqe_cnt * SLOT;
-	setup_lane(&S.lane[0], "rc_rq", 0, 0, &area);
-	setup_lane(&S.lane[1], "rc_srq", 0, 1, &area);
-	setup_lane(&S.lane[2], "ud_rq", 1, 0, &area);
-	setup_lane(&S.lane[3], "ud_srq", 1, 1, &area);
+	setup_stream(&S.stream[0], "rc_rq", 0, 0, &area);
+	setup_stream(&S.stream[1], "rc_srq", 0, 1, &area);
+	setup_stream(&S.stream[2], "ud_rq", 1, 0, &area);
+	setup_stream(&S.stream[3], "ud_srq", 1, 1, &area);
 	if (area > S.dev.mem + S.dev.mem_len)
 		FAIL("buffer area too small");
 	while (S.srq.head != S.srq.tail)
-		post_recv(&S.lane[1]);
-	for (i = 0; i < NLANES; i++) {
-		struct lane *l = &S.lane[i];
+		post_recv(&S.stream[1]);
+	for (i = 0; i < NSTREAMS; i++) {
+		struct stream *l = &S.stream[i];
 
 		S.pq[2 * i].qpn = l->sqp->qp_num;
 		S.pq[2 * i].sq = &l->sq;
@@ -231,7 +231,7 @@ static void setup(void)
 
 /* ---- receives ---- */
 
-static void post_recv(struct lane *l)
+static void post_recv(struct stream *l)
 {
 	struct ibv_sge sg[2];
 	uint64_t id = ++S.next_recv_id;
@@ -272,13 +272,13 @@ static void post_recv(struct lane *l)
 	S.recvs_posted++;
 }
 
-static uint32_t *credit_of(struct lane *l, uint32_t *own)
+static uint32_t *credit_of(struct stream *l, uint32_t *own)
 {
 	*own = l->rq.head - l->rq.tail - (l->rf_head - l->rf_tail);
 	return l->on_srq ? &S.srq_credit : own;
 }
 
-static void on_recv(struct lane *l, const struct ibv_wc *wc)
+static void on_recv(struct stream *l, const struct ibv_wc *wc)
 {
 	struct rx_rec *x;
 	const uint8_t *buf;
@@ -345,7 +345,7 @@ static void on_recv(struct lane *l, const struct ibv_wc *wc)
 
 /* ---- send completions ---- */
 
-static void retire(struct lane *l, struct send_rec *r)
+static void retire(struct stream *l, struct send_rec *r)
 {
 	uint8_t *src = l->src + (size_t)r->slot * SLOT;
 
@@ -373,7 +373,7 @@ static void retire(struct lane *l, struct send_rec *r)
 	S.sends_done++;
 }
 
-static void on_send(struct lane *l, const struct ibv_wc *wc)
+static void on_send(struct stream *l, const struct ibv_wc *wc)
 {
 	for (;;) {
 		struct send_rec *r;
@@ -396,7 +396,7 @@ static void on_send(struct lane *l, const struct ibv_wc *wc)
 static int poll_cq(struct mlx4dv_cq_ring *cq)
 {
 	struct ibv_wc wc[16];
-	int n = mlx4dv_cq_poll_wc(cq, S.pq, 2 * NLANES, 16, wc), i, k;
+	int n = mlx4dv_cq_poll_wc(cq, S.pq, 2 * NSTREAMS, 16, wc), i, k;
 
 	if (n < 0)
 		FAIL("mlx4dv_cq_poll_wc: %s", strerror(-n));
@@ -405,17 +405,17 @@ static int poll_cq(struct mlx4dv_cq_ring *cq)
 			FAIL("completion %" PRIu64 " on QP %#x: %s (vendor %#x)",
 			     wc[i].wr_id, wc[i].qp_num,
 			     ibv_wc_status_str(wc[i].status), wc[i].vendor_err);
-		for (k = 0; k < NLANES; k++) {
-			if (wc[i].qp_num == S.lane[k].sqp->qp_num) {
-				on_send(&S.lane[k], &wc[i]);
+		for (k = 0; k < NSTREAMS; k++) {
+			if (wc[i].qp_num == S.stream[k].sqp->qp_num) {
+				on_send(&S.stream[k], &wc[i]);
 				break;
 			}
-			if (wc[i].qp_num == S.lane[k].rqp->qp_num) {
-				on_recv(&S.lane[k], &wc[i]);
+			if (wc[i].qp_num == S.stream[k].rqp->qp_num) {
+				on_recv(&S.stream[k], &wc[i]);
 				break;
 			}
 		}
-		if (k == NLANES)
+		if (k == NSTREAMS)
 			FAIL("completion for unknown QP %#x", wc[i].qp_num);
 	}
 	return n;
@@ -431,7 +431,7 @@ static void fill_payload(uint8_t *p, uint64_t op_id, uint32_t len)
 		p[i] = pattern(op_id, i);
 }
 
-static void ring(struct lane *l)
+static void ring(struct stream *l)
 {
 	if (!l->pending_since_db)
 		return;
@@ -448,8 +448,8 @@ static void ring(struct lane *l)
 	l->head_at_db = l->sq.head;
 }
 
-/* Post one random work request on lane l; 0 when it had no room. */
-static int post_one(struct lane *l)
+/* Post one random work request on stream l; 0 when it had no room. */
+static int post_one(struct stream *l)
 {
 	uint32_t own, *credit = credit_of(l, &own);
 	uint32_t slot = l->sq.head & (l->sq.wqe_cnt - 1);
@@ -585,10 +585,10 @@ static int post_one(struct lane *l)
 	return 1;
 }
 
-/* At the end of the run: a lane whose last work request went unsignaled
+/* At the end of the run: a stream whose last work request went unsignaled
  * gets a signaled zero-length RDMA WRITE (RC) or SEND without payload
  * (UD) so that the unsignaled ones complete too. */
-static void close_lane(struct lane *l)
+static void close_stream(struct stream *l)
 {
 	struct send_rec r;
 	uint32_t own, *credit = credit_of(l, &own);
@@ -643,9 +643,9 @@ static int outstanding(void)
 {
 	int i;
 
-	for (i = 0; i < NLANES; i++)
-		if (S.lane[i].sf_head != S.lane[i].sf_tail ||
-		    S.lane[i].rf_head != S.lane[i].rf_tail)
+	for (i = 0; i < NSTREAMS; i++)
+		if (S.stream[i].sf_head != S.stream[i].sf_tail ||
+		    S.stream[i].rf_head != S.stream[i].rf_tail)
 			return 1;
 	return 0;
 }
@@ -665,8 +665,8 @@ static void report(uint64_t target, double secs)
 	       S.recvs_done, S.recvs_posted);
 	printf("  doorbells %" PRIu64 ", BlueFlame posts %" PRIu64 "\n",
 	       S.doorbells, S.bf_posts);
-	for (i = 0; i < NLANES; i++) {
-		struct lane *l = &S.lane[i];
+	for (i = 0; i < NSTREAMS; i++) {
+		struct stream *l = &S.stream[i];
 
 		printf("  %-7s SQ %3u WQEBBs: %9u WQEBBs, %7u wraps", l->name,
 		       l->sq.wqe_cnt, l->sq.head, l->sq.head / l->sq.wqe_cnt);
@@ -723,8 +723,8 @@ int main(int argc, char **argv)
 		int posted = 0;
 
 		if (S.sends_posted < target) {
-			for (i = 0; i < NLANES; i++) {
-				struct lane *l = &S.lane[i];
+			for (i = 0; i < NSTREAMS; i++) {
+				struct stream *l = &S.stream[i];
 				int burst = 1 + (int)(rnd() % 4), b;
 
 				for (b = 0; b < burst && S.sends_posted < target; b++)
@@ -732,8 +732,8 @@ int main(int argc, char **argv)
 				ring(l);
 			}
 		} else {
-			for (i = 0; i < NLANES; i++)
-				close_lane(&S.lane[i]);
+			for (i = 0; i < NSTREAMS; i++)
+				close_stream(&S.stream[i]);
 		}
 		while (poll_cq(&S.scq) + poll_cq(&S.rcq) > 0)
 			;
@@ -752,12 +752,12 @@ int main(int argc, char **argv)
 		FAIL("%" PRIu64 " sends posted, %" PRIu64 " completed",
 		     S.sends_posted, S.sends_done);
 	report(target, now_s() - t0);
-	for (i = 0; i < NLANES; i++) {
-		mlx4dv_sq_ring_release(&S.lane[i].sq);
-		if (!S.lane[i].on_srq)
-			mlx4dv_rq_ring_release(&S.lane[i].rq);
-		ibv_destroy_qp(S.lane[i].sqp);
-		ibv_destroy_qp(S.lane[i].rqp);
+	for (i = 0; i < NSTREAMS; i++) {
+		mlx4dv_sq_ring_release(&S.stream[i].sq);
+		if (!S.stream[i].on_srq)
+			mlx4dv_rq_ring_release(&S.stream[i].rq);
+		ibv_destroy_qp(S.stream[i].sqp);
+		ibv_destroy_qp(S.stream[i].rqp);
 	}
 	mlx4dv_srq_ring_release(&S.srq);
 	mlx4dv_cq_ring_release(&S.scq);

@@ -20,6 +20,10 @@
  * untouched. B's send CQ is polled by hand and completions are accounted
  * with mlx4dv_sq_complete().
  *
+ * On RC and UC a third test sends chains of same-shaped requests to A and
+ * the same WQEs as template batches (mlx4dv_sq_batch_*) to B, with B's
+ * ring_stamped set and cleared in turn, under the same comparisons.
+ *
  * Argument: rc | uc | ud | raw (raw needs an Ethernet port), then the
  * number of requests per geometry (default 1500). SEND_DIFF_TRACE=1 in
  * the environment prints every request before it is posted.
@@ -212,6 +216,15 @@ static void fill_ring(struct env *e, struct side *s)
 	s->sq.doorbell_qpn = dq.doorbell_qpn;
 	s->sq.qp_type = (uint32_t)e->type;
 	s->sq.doorbell = dq.sdb;
+	/* libmlx4 stamped the whole ring at RESET->INIT (to_rts ran
+	 * before): the posts may skip stamping until a WQE over 64 bytes,
+	 * and the ring comparisons below check that skipping leaves
+	 * exactly libmlx4's stamps. */
+	s->sq.ring_stamped = 1;
+	mlx4dv_sq_fast_path_init(&s->sq);
+	assert_int_equal(s->sq.fast_path,
+			 e->type == IBV_QPT_UD || e->type == IBV_QPT_RAW_PACKET ?
+			 0 : MLX4DV_SQ_FAST_CONNECTED);
 	assert_true(s->sq.wqe_cnt <= 1024);
 	s->sq.wrid = s->wrid;
 	if (e->bf_page) {
@@ -756,6 +769,188 @@ static void run(struct env *e, uint32_t sge, uint32_t inl)
 	free(fb.remote); free(fb.results); free(fb.recv);
 }
 
+/* One signaled RDMA write of 3 gather entries (80 bytes: over one
+ * 64-byte chunk) on both sides; the rings must stay equal. After it B's
+ * ring_stamped is 0 for good, and stale chunks come round the ring. */
+static void post_long_write(struct env *e, const uint8_t *ring_a)
+{
+	struct ibv_sge sg[3];
+	struct ibv_send_wr wr, *bad = NULL;
+	struct ibv_wc wc;
+	uint32_t at = e->b.sq.head, j;
+	uint64_t wr_id = 0;
+
+	memset(&wr, 0, sizeof(wr));
+	for (j = 0; j < 3; j++) {
+		sg[j].addr = (uintptr_t)(e->local + SRC_OFF + 100 * j);
+		sg[j].length = 8;
+		sg[j].lkey = e->lmr->lkey;
+	}
+	wr.wr_id = 0x10c;
+	wr.sg_list = sg;
+	wr.num_sge = 3;
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	wr.wr.rdma.remote_addr = (uintptr_t)(e->remote + 20000);
+	wr.wr.rdma.rkey = e->rmr->rkey;
+	assert_int_equal(ibv_post_send(e->a.qp, &wr, &bad), 0);
+	wait_idle(e);
+	assert_int_equal(ibv_poll_cq(e->a.scq, 1, &wc), 1);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(mlx4dv_sq_post_send_wr(&e->b.sq, &wr, NULL), 0);
+	assert_int_equal(e->b.sq.ring_stamped, 0);
+	mlx4dv_sq_ring_doorbell(&e->b.sq);
+	compare_rings(e, ring_a, at);
+	wait_idle(e);
+	assert_int_equal(poll_b(&e->b, &wr_id), 1);
+	assert_int_equal(wr_id, wr.wr_id);
+}
+
+/*
+ * Template batches against chains: k same-shaped work requests (2..24,
+ * 2..4 when each needs a receive) go to A as one ibv_post_send() chain and
+ * to B as one template batch (mlx4dv_sq_batch_*), one doorbell each. Every
+ * WQE is signaled. Rings, completions and effects must match as in run().
+ * In the first half ring_stamped alternates between 1 (no stamping) and 0
+ * (the batch stamps the WQEBBs it brings into the prefetch window before
+ * writing); in the second half an 80-byte WQE now and then leaves stale
+ * chunks behind and ring_stamped stays 0, so the batches' stamps are the
+ * ones that matter. Either way the ring must be libmlx4's, which stamps at
+ * every post.
+ */
+static void run_batches(struct env *e, unsigned batches)
+{
+	static const enum ibv_wr_opcode ops[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_SEND,
+		IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_READ,
+	};
+	struct effect fa, fb;
+	uint8_t *saved_local = (uint8_t *)malloc(MEM);
+	uint8_t *saved_remote = (uint8_t *)malloc(TGT_LEN);
+	uint8_t *ring_a;
+	struct mlx4dv_qp da;
+	struct mlx4dv_obj obj;
+	unsigned i, wqes = 0;
+
+	fa.remote = (uint8_t *)malloc(TGT_LEN);
+	fa.results = (uint8_t *)malloc(RECV_OFF - RES_OFF);
+	fa.recv = (uint8_t *)malloc(RECV_LEN);
+	fb.remote = (uint8_t *)malloc(TGT_LEN);
+	fb.results = (uint8_t *)malloc(RECV_OFF - RES_OFF);
+	fb.recv = (uint8_t *)malloc(RECV_LEN);
+	assert_non_null(saved_local);
+	assert_non_null(saved_remote);
+	memset(&obj, 0, sizeof(obj));
+	memset(&da, 0, sizeof(da));
+	obj.qp.in = e->a.qp;
+	obj.qp.out = &da;
+	assert_int_equal(mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP), 0);
+	ring_a = (uint8_t *)da.buf.buf + da.sq.offset;
+	compare_rings(e, ring_a, 0);
+	for (i = 0; i < 16384; i++)
+		e->local[i] = (uint8_t)(i * 29 + 3);
+
+	for (i = 0; i < batches; i++) {
+		enum ibv_wr_opcode op = ops[rnd(e) % (e->type == IBV_QPT_UC ? 4 : 5)];
+		int recv = wants_recv(e, op);
+		uint32_t k = 2 + rnd(e) % (recv ? 3 : 23);
+		uint32_t len = rnd(e) % (MAX_SGE_LEN + 1);
+		uint32_t flags = IBV_SEND_SIGNALED |
+			((rnd(e) & 1) ? IBV_SEND_FENCE : 0) |
+			((rnd(e) & 1) ? IBV_SEND_SOLICITED : 0);
+		__be32 imm = mlx4dv_cpu_to_be32(rnd(e));
+		struct ibv_send_wr wr[24], *bad = NULL;
+		struct ibv_sge sg[24];
+		struct mlx4dv_sq_wqe_template tp;
+		struct mlx4dv_sq_batch b;
+		uint32_t at = e->b.sq.head, j;
+		uint64_t wr_id = 0;
+		int n;
+
+		if (i >= batches / 2 && i % 4 == 0)
+			post_long_write(e, ring_a);
+		at = e->b.sq.head;
+		memset(wr, 0, sizeof(wr));
+		for (j = 0; j < k; j++) {
+			uint8_t *l = op == IBV_WR_RDMA_READ ?
+				e->local + RES_OFF + j * 256 :
+				e->local + SRC_OFF + rnd(e) % 8000;
+			uint8_t *r = op == IBV_WR_RDMA_READ ?
+				e->remote + rnd(e) % 8000 :
+				e->remote + j * 256 + rnd(e) % 32;
+
+			sg[j].addr = (uintptr_t)l;
+			sg[j].length = len;
+			sg[j].lkey = e->lmr->lkey;
+			wr[j].wr_id = ((uint64_t)rnd(e) << 24) | rnd(e);
+			wr[j].next = j + 1 < k ? &wr[j + 1] : NULL;
+			wr[j].sg_list = &sg[j];
+			wr[j].num_sge = 1;
+			wr[j].opcode = op;
+			wr[j].send_flags = flags;
+			wr[j].imm_data = imm;
+			wr[j].wr.rdma.remote_addr = (uintptr_t)r;
+			wr[j].wr.rdma.rkey = e->rmr->rkey;
+		}
+		memcpy(saved_local, e->local, MEM);
+		memcpy(saved_remote, e->remote, TGT_LEN);
+
+		/* A: one chain through libmlx4 */
+		for (j = 0; recv && j < k; j++)
+			post_recv(e, &e->a);
+		assert_int_equal(ibv_post_send(e->a.qp, wr, &bad), 0);
+		wait_idle(e);
+		for (j = 0; j < k; j++) {
+			struct ibv_wc wc;
+
+			assert_int_equal(ibv_poll_cq(e->a.scq, 1, &wc), 1);
+			assert_int_equal(wc.status, IBV_WC_SUCCESS);
+			assert_int_equal(wc.wr_id, wr[j].wr_id);
+		}
+		capture(e, &e->a, &fa, saved_remote, saved_local);
+
+		/* B: one template batch */
+		for (j = 0; recv && j < k; j++)
+			post_recv(e, &e->b);
+		if (i < batches / 2)
+			e->b.sq.ring_stamped = i & 1;
+		assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &e->b.sq, op,
+			e->lmr->lkey, len, e->rmr->rkey, imm, flags), 0);
+		assert_int_equal(mlx4dv_sq_batch_begin(&e->b.sq, &b, &tp, k), 0);
+		for (j = 0; j < k; j++)
+			assert_int_equal(mlx4dv_sq_batch_post(&b, sg[j].addr,
+				wr[j].wr.rdma.remote_addr, wr[j].wr_id), 0);
+		assert_int_equal(mlx4dv_sq_batch_post(&b, 0, 0, 0), ENOSPC);
+		assert_int_equal(mlx4dv_sq_batch_end(&e->b.sq, &b), k);
+		assert_int_equal(e->b.sq.head, at + k);
+		mlx4dv_sq_ring_doorbell(&e->b.sq);
+		compare_rings(e, ring_a, at);
+		wait_idle(e);
+		n = poll_b(&e->b, &wr_id);
+		assert_int_equal(n, (int)k);
+		assert_int_equal(wr_id, wr[k - 1].wr_id);
+		assert_int_equal(e->b.sq.tail, e->b.sq.head);
+		capture(e, &e->b, &fb, saved_remote, saved_local);
+
+		assert_memory_equal(fa.remote, fb.remote, TGT_LEN);
+		assert_memory_equal(fa.results, fb.results, RECV_OFF - RES_OFF);
+		assert_memory_equal(fa.recv, fb.recv, RECV_LEN);
+		compare_wc(&fa, &fb);
+		memcpy(e->remote, fb.remote, TGT_LEN);
+		memcpy(e->local + RES_OFF, fb.results, RECV_OFF - RES_OFF);
+		wqes += k;
+	}
+	print_message("%s: %u template batches (%u WQEs) compared, ring %u x %u "
+		      "bytes\n", g_type, batches, wqes, e->b.sq.wqe_cnt,
+		      1u << e->b.sq.wqe_shift);
+	/* several laps, so that slots came round with their stamps */
+	assert_true(wqes > 3 * e->b.sq.wqe_cnt);
+	free(saved_local);
+	free(saved_remote);
+	free(fa.remote); free(fa.results); free(fa.recv);
+	free(fb.remote); free(fb.results); free(fb.recv);
+}
+
 static enum ibv_qp_type type_of(const char *s)
 {
 	if (!strcmp(s, "uc"))
@@ -789,11 +984,26 @@ static void test_large_geometry(void **state)
 	close_env(&e);
 }
 
+/* Template batches: connected QPs only (the templates' QP types). */
+static void test_template_batches(void **state)
+{
+	struct env e;
+	enum ibv_qp_type type = type_of(g_type);
+
+	(void)state;
+	if (type != IBV_QPT_RC && type != IBV_QPT_UC)
+		skip();
+	open_env(&e, type, 3, 60);
+	run_batches(&e, g_count / 10 + 40);
+	close_env(&e);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_small_geometry),
 		cmocka_unit_test(test_large_geometry),
+		cmocka_unit_test(test_template_batches),
 	};
 
 	if (argc > 1)

@@ -140,6 +140,13 @@ static void check_sq_case(struct fixture *f, const struct sq_case *c)
 	assert_int_equal(sq.qpn, qp->qp_num);
 	assert_int_equal(sq.flags, 0);
 	assert_null(sq.bf_reg);
+	/* still in RESET: libmlx4 stamps the ring on the move to INIT */
+	assert_int_equal(sq.ring_stamped, 1);
+	/* connected types with a gather entry take the short post path */
+	if (c->type == IBV_QPT_RC || c->type == IBV_QPT_UC)
+		assert_int_equal(sq.fast_path, MLX4DV_SQ_FAST_CONNECTED);
+	else
+		assert_int_equal(sq.fast_path, 0);
 
 	/* what was asked */
 	assert_true(sq.max_post >= c->max_send_wr);
@@ -410,6 +417,52 @@ static void cq_resumes_from_record(void **state)
 	assert_int_equal(ibv_destroy_cq(cq), 0);
 }
 
+static int move_to_init(struct unit_dev *d, struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = d->port;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+/* Past RESET, ring_stamped says what the ring holds: libmlx4's stamp in
+ * the first word of every 64-byte chunk but the first of each WQEBB. */
+static void ring_stamped_follows_the_ring(void **state)
+{
+	struct fixture *f = *state;
+	struct ibv_qp_cap cap = { .max_send_wr = 16, .max_recv_wr = 4,
+				  .max_send_sge = 4, .max_recv_sge = 1 };
+	struct mlx4dv_sq_ring sq;
+	struct ibv_qp *qp;
+	uint32_t saved, *word;
+
+	qp = unit_qp_create(f->dev, IBV_QPT_RC, f->cq, f->cq, NULL, &cap);
+	assert_non_null(qp);
+	assert_int_equal(move_to_init(f->dev, qp), 0);
+	assert_int_equal(mlx4dv_sq_ring_init(&sq, qp, 0), 0);
+	assert_int_equal(sq.wqe_shift, 7);	/* 128-byte WQEBBs */
+	assert_int_equal(sq.ring_stamped, 1);
+	/* the stamps are really there, in the second chunk of every WQEBB */
+	for (uint32_t n = 0; n < sq.wqe_cnt; n++) {
+		memcpy(&saved, sq.buf + ((size_t)n << 7) + 64, 4);
+		assert_int_equal(saved, 0xffffffffu);
+	}
+
+	/* one missing stamp and the handle must stamp on every post */
+	word = (uint32_t *)(void *)(sq.buf + ((size_t)(sq.wqe_cnt - 1) << 7) + 64);
+	saved = *word;
+	*word = 0;
+	assert_int_equal(mlx4dv_sq_ring_init(&sq, qp, 0), 0);
+	assert_int_equal(sq.ring_stamped, 0);
+	*word = saved;
+	assert_int_equal(mlx4dv_sq_ring_init(&sq, qp, 0), 0);
+	assert_int_equal(sq.ring_stamped, 1);
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +473,7 @@ int main(void)
 		cmocka_unit_test(qp_on_srq),
 		cmocka_unit_test(qp_rings_shared_cq),
 		cmocka_unit_test(cq_resumes_from_record),
+		cmocka_unit_test(ring_stamped_follows_the_ring),
 	};
 
 	return cmocka_run_group_tests_name("unit_rings", tests, setup, teardown);
