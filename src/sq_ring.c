@@ -171,15 +171,13 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 	ring.doorbell_qpn = dv.doorbell_qpn;
 	ring.qp_type = (uint32_t)qp->qp_type;
 	ring.doorbell = dv.sdb;
-	/* libmlx4 writes and stamps every WQEBB at RESET->INIT
-	 * (mlx4_qp_init_sq_ownership), before any post can count. */
-	ring.ring_stamped = 1;
 
 	ret = sq_cross_check(qp, &ring, &state);
 	if (ret)
 		return ret;
 	ring.ring_stamped = sq_ring_stamped(&ring, state);
 	mlx4dv_sq_fast_path_init(&ring);
+	ring.single_wqebb = 1;
 
 	if (flags & MLX4DV_RING_INIT_WRID) {
 		ring.wrid = mlx4dv_priv_wrid_alloc(ring.wqe_cnt);

@@ -888,6 +888,15 @@ enum mlx4dv_sq_fast_path {
  *               made on every post). Set by mlx4dv_sq_ring_init(); call
  *               mlx4dv_sq_fast_path_init() after building or changing
  *               qp_type, max_gather or spare_wqes by hand.
+ * single_wqebb: 1 while every WQE posted since the ring was initialised
+ *               took one WQEBB: mlx4dv_sq_complete() then moves tail one
+ *               WQEBB past the completed WQE without reading its ds back
+ *               from the ring (as libmlx4, whose WQEs always take one
+ *               WQEBB, does in cq.c). Set by mlx4dv_sq_ring_init() and
+ *               mlx4dv_sq_init_ownership(); cleared for good by the first
+ *               post of a WQE of several WQEBBs. 0 (read every size from
+ *               the ring) is always safe; a program that finishes WQEs of
+ *               several WQEBBs without mlx4dv_sq_wqe_finish() clears it.
  */
 struct mlx4dv_sq_ring {
 	uint8_t			*buf;
@@ -910,6 +919,7 @@ struct mlx4dv_sq_ring {
 	uint64_t		*wrid;
 	uint32_t		ring_stamped;
 	uint32_t		fast_path;
+	uint32_t		single_wqebb;
 };
 
 /*
@@ -1221,10 +1231,10 @@ mlx4dv_sq_set_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id)
  *
  * tail moves to the named WQE (a 16-bit difference, so right across the
  * 16-bit wrap of wqe_index while fewer than 65536 WQEBBs are outstanding)
- * and then past it by its size in WQEBBs, read from its ds in the ring
- * (the control segment of a completed WQE stays intact: stamping never
- * touches the first 64 bytes, and the slot is reused only after tail has
- * passed it). (libmlx4 cq.c mlx4_parse_cqe: wq->tail += (uint16_t)
+ * and then past it by its size in WQEBBs: one while sq->single_wqebb
+ * holds, else read from its ds in the ring (the control segment of a
+ * completed WQE stays intact: stamping never touches the first 64 bytes,
+ * and the slot is reused only after tail has passed it). (libmlx4 cq.c mlx4_parse_cqe: wq->tail += (uint16_t)
  * (wqe_index - (uint16_t)wq->tail).)
  *
  * Returns the WQEBBs freed (>= 1), or 0 and changes nothing when
@@ -1243,6 +1253,12 @@ mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 
 	if (skip >= head - tail)
 		return 0;
+	if (MLX4DV_SQ_LIKELY(sq->single_wqebb & 1)) {
+		if (wr_id && sq->wrid)
+			*wr_id = sq->wrid[slot];
+		sq->tail = start + 1;
+		return skip + 1;
+	}
 	ctrl = (const struct mlx4_wqe_ctrl_seg *)
 		(sq->buf + (slot << sq->wqe_shift));
 	ds = mlx4dv_wqe_ds(ctrl);
@@ -1966,6 +1982,7 @@ mlx4dv_sq_init_ownership(struct mlx4dv_sq_ring *sq)
 		mlx4dv_sq_stamp_wqe(sq, count);
 	}
 	sq->ring_stamped = 1;
+	sq->single_wqebb = 1;
 }
 
 /* Stamp the n WQEBBs from producer count `count` on, each over the ds
@@ -2003,8 +2020,13 @@ mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_geom *g,
 
 	mlx4dv_barrier_to_device();
 	ctrl->owner_opcode = (g->head & g->wqe_cnt) ? owned : not_owned;
-	if (ds > MLX4DV_WQE_CHUNK / 16)
+	if (ds > MLX4DV_WQE_CHUNK / 16) {
 		sq->ring_stamped = 0;
+		/* Only a WQE longer than 64 bytes can take several WQEBBs, so
+		 * this test stays off the path of small WQEs. */
+		if (wqebbs > 1)
+			sq->single_wqebb = 0;
+	}
 	/* ring_stamped is 0 or 1; testing bit 0 is one instruction. */
 	if (MLX4DV_SQ_UNLIKELY(!(sq->ring_stamped & 1))) {
 		/* spare_wqes read here, not from g: the copy would cost a
