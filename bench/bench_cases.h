@@ -21,6 +21,7 @@ enum bench_case_id {
 	BENCH_CASE_INLINE_SEND,		/* 32-byte inline send + doorbell */
 	BENCH_CASE_UD_SEND,		/* UD send, 1 SGE, + doorbell */
 	BENCH_CASE_WRITE_BATCH,		/* 32 RDMA writes, one doorbell */
+	BENCH_CASE_WRITE_BATCH_TMPL,	/* the same from a WQE template */
 	BENCH_CASE_BLUEFLAME,		/* one small WQE through BlueFlame */
 	BENCH_CASE_RECV,		/* one receive */
 	BENCH_CASE_RECV_BATCH,		/* 32 receives, one record update */

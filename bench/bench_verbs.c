@@ -447,6 +447,7 @@ bench_round_fn *const bench_verbs_rounds[BENCH_NCASES] = {
 	[BENCH_CASE_INLINE_SEND] = verbs_inline_send,
 	[BENCH_CASE_UD_SEND] = verbs_ud_send,
 	[BENCH_CASE_WRITE_BATCH] = verbs_write_batch,
+	[BENCH_CASE_WRITE_BATCH_TMPL] = verbs_write_batch,	/* the same chain */
 	[BENCH_CASE_BLUEFLAME] = verbs_inline_send,
 	[BENCH_CASE_RECV] = verbs_recv,
 	[BENCH_CASE_RECV_BATCH] = verbs_recv_batch,

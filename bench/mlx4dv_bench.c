@@ -33,6 +33,7 @@ const struct bench_case bench_cases[BENCH_NCASES] = {
 	[BENCH_CASE_INLINE_SEND] = { "inline_send_post", "32-byte inline send + doorbell", 1, false },
 	[BENCH_CASE_UD_SEND] = { "ud_send_post", "UD send, 1 SGE, + doorbell", 1, false },
 	[BENCH_CASE_WRITE_BATCH] = { "write_batch32_post", "32 RDMA writes + one doorbell", BENCH_SEND_BATCH, false },
+	[BENCH_CASE_WRITE_BATCH_TMPL] = { "write_batch32_tmpl_post", "32 RDMA writes from a template + one doorbell", BENCH_SEND_BATCH, false },
 	[BENCH_CASE_BLUEFLAME] = { "blueflame_post", "one small WQE through BlueFlame", 1, false },
 	[BENCH_CASE_RECV] = { "recv_post", "one receive", 1, false },
 	[BENCH_CASE_RECV_BATCH] = { "recv_batch32_post", "32 receives, one record update", BENCH_RECV_BATCH, false },

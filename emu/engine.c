@@ -3,10 +3,14 @@
  * The device engine: one thread that repeatedly scans every CQ's arm
  * record, every context's CQ doorbell and BlueFlame buffers, and every
  * QP's send ring (owner bits) and, in the error state, its receive ring.
- * Doorbells are plain stores, so there is nothing to wait on: after a pass
- * that found no work the thread spins briefly, then yields, then sleeps
- * with growing pauses (up to 200 us, 1 ms after about 50 ms without work)
- * until anything (a command, the control API) kicks it.
+ * Doorbells are plain stores, so there is nothing to wait on. How the
+ * thread waits between passes depends on how long ago a pass last found
+ * work: a data path posts again within microseconds, so for 50 us it
+ * spins, up to 5 ms it yields the CPU, and only then does it sleep, with
+ * growing pauses (up to 200 us, 1 ms after about 50 ms more), until
+ * anything (a command, the control API) kicks it. Counting time rather
+ * than passes keeps a busy program from pushing the engine into its naps
+ * when passes happen to be quick.
  */
 #include <errno.h>
 #include <sched.h>
@@ -18,8 +22,8 @@
 #include "wqe.h"
 
 #define QP_BUDGET 64
-#define SPIN_PASSES 256
-#define YIELD_PASSES 2048
+#define SPIN_NS 50000
+#define YIELD_NS 5000000
 #define SLEEP_MIN_NS 20000
 #define SLEEP_MAX_NS 200000
 #define SLEEP_LONG_NS 1000000
@@ -60,24 +64,28 @@ static int engine_pass(int *pending)
 	return work;
 }
 
-static void idle_wait(uint64_t idle, uint64_t kick_seen)
+/*
+ * quiet_ns: time since a pass last found work; naps: sleeps taken since
+ * then (sets the length of the next one).
+ */
+static void idle_wait(uint64_t quiet_ns, uint64_t naps, uint64_t kick_seen)
 {
 	struct timespec ts;
 	uint64_t ns;
 
-	if (idle < SPIN_PASSES) {
+	if (quiet_ns < SPIN_NS) {
 		__builtin_ia32_pause();
 		return;
 	}
-	if (idle < YIELD_PASSES) {
+	if (quiet_ns < YIELD_NS) {
 		sched_yield();
 		return;
 	}
-	ns = (uint64_t)SLEEP_MIN_NS << ((idle - YIELD_PASSES) < 4 ? idle - YIELD_PASSES : 4);
+	ns = (uint64_t)SLEEP_MIN_NS << (naps < 4 ? naps : 4);
 	if (ns > SLEEP_MAX_NS)
 		ns = SLEEP_MAX_NS;
-	/* idle for a while (about 50 ms): nap longer */
-	if (idle > YIELD_PASSES + 256)
+	/* idle for a while (about 50 ms of naps): nap longer */
+	if (naps > 256)
 		ns = SLEEP_LONG_NS;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	ts.tv_nsec += (long)ns;
@@ -93,7 +101,8 @@ static void idle_wait(uint64_t idle, uint64_t kick_seen)
 
 static void *engine_main(void *arg)
 {
-	uint64_t idle = 0;
+	uint64_t naps = 0, last_work_ns = emu_now_ns();
+	int busy = 0;
 
 	(void)arg;
 	while (!atomic_load_explicit(&emu_dev.stop, memory_order_relaxed)) {
@@ -113,13 +122,19 @@ static void *engine_main(void *arg)
 		atomic_store_explicit(&emu_dev.pass_seq, seq + 1, memory_order_release);
 		EMU_CTR_INC(passes);
 		if (work) {
-			idle = 0;
+			/* the clock is read on the first idle pass, not per busy one */
+			busy = 1;
+			naps = 0;
 			continue;
 		}
-		idle_wait(idle, kick);
+		if (busy) {
+			last_work_ns = emu_now_ns();
+			busy = 0;
+		}
+		idle_wait(emu_now_ns() - last_work_ns, naps, kick);
 		/* a QP waiting out an RNR timer keeps the pauses short */
-		if (!pending || idle < YIELD_PASSES)
-			idle++;
+		if (!pending && emu_now_ns() - last_work_ns >= YIELD_NS)
+			naps++;
 	}
 	return NULL;
 }

@@ -4258,6 +4258,74 @@ int mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe
 }
 
 /*
+ * mlx4dv_cq_poll_send - take the next completion of a CQ that carries
+ * the send completions of one SQ: the lean form of mlx4dv_cq_next() +
+ * mlx4dv_cqe_is_error() + mlx4dv_sq_complete_cqe() for the common case.
+ *
+ * wr_id:   out, may be NULL: the wr_id recorded for the completed WQE
+ *          (0 when sq->wrid is NULL). Written only when 1 is returned.
+ * Returns 1 when a good send CQE of sq->qpn was taken: cq->cons_index
+ * advanced by one and sq->tail moved past the WQE it names (as
+ * mlx4dv_sq_complete()). The consumer-index record is NOT written: call
+ * mlx4dv_cq_update_ci() after one or more takes (before the CQ can fill).
+ * Returns 0 when software does not own the next CQE (CQ empty).
+ * Returns a negative errno and consumes nothing, changes nothing, when
+ * the next CQE is software-owned but not a good completion of this SQ:
+ *  -EIO     an error CQE (flushes included). Take it with
+ *           mlx4dv_cq_next(), read mlx4dv_cqe_syndrome() and account it
+ *           with mlx4dv_sq_complete_cqe().
+ *  -EINVAL  a receive CQE, or a send CQE of another QPN.
+ *  -ERANGE  its wqe_index names no outstanding WQE (a stale or foreign
+ *           CQE; see mlx4dv_sq_complete()).
+ * Ordering: the owner test comes first, then mlx4dv_barrier_from_device(),
+ * then the other CQE fields are read. The opcode and send bits share the
+ * owner's byte and are taken from the same one-byte load (a byte is
+ * written by the device in one piece).
+ * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe; PRM CQE owner_sr_opcode.)
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
+			uint64_t *wr_id)
+{
+	uint32_t ci = cq->cons_index;
+	size_t size = cq->cqe_size;
+	const uint8_t *slot = cq->buf + (size_t)(ci & (cq->cqe_cnt - 1)) * size;
+	uint8_t last = __atomic_load_n(slot + size - 1, __ATOMIC_RELAXED);
+	const struct mlx4_cqe *cqe;
+	uint32_t tail, skip;
+	size_t wqe_slot;
+	uint64_t id = 0;
+
+	/* The owner test of mlx4dv_cq_peek() on the loaded byte. */
+	if (((uint32_t)((int32_t)(int8_t)last >> 7) ^ ci) & cq->cqe_cnt)
+		return 0;
+	mlx4dv_barrier_from_device();
+	cqe = (const struct mlx4_cqe *)(slot + size - sizeof(struct mlx4_cqe));
+	if ((last & MLX4_CQE_OPCODE_MASK) == MLX4_CQE_OPCODE_ERROR)
+		return -EIO;
+	if (!(last & MLX4_CQE_IS_SEND_MASK) || mlx4dv_cqe_qpn(cqe) != sq->qpn)
+		return -EINVAL;
+	/* mlx4dv_sq_complete(), with its one-WQEBB branch written out so that
+	 * the 16-bit distance is computed once. */
+	tail = sq->tail;
+	skip = (uint16_t)(mlx4dv_be16_to_cpu(cqe->wqe_index) - (uint16_t)tail);
+	if (MLX4DV_SQ_LIKELY(sq->single_wqebb & 1)) {
+		if (skip >= sq->head - tail)
+			return -ERANGE;
+		wqe_slot = (tail + skip) & (sq->wqe_cnt - 1);
+		if (sq->wrid)
+			id = sq->wrid[wqe_slot];
+		sq->tail = tail + skip + 1;
+	} else if (!mlx4dv_sq_complete(sq, mlx4dv_cqe_wqe_index(cqe), &id)) {
+		return -ERANGE;
+	}
+	cq->cons_index = ci + 1;
+	if (wr_id)
+		*wr_id = id;
+	return 1;
+}
+
+/*
  * One QP (or receive WQ, or XRC SRQ) whose completions a CQ carries, for
  * mlx4dv_cq_poll_wc().
  *
