@@ -3475,9 +3475,13 @@ struct mlx4_cqe *mlx4dv_cq_next(struct mlx4dv_cq_ring *cq)
 static MLX4DV_ALWAYS_INLINE
 void mlx4dv_cq_update_ci(struct mlx4dv_cq_ring *cq)
 {
+	/* Read before the barrier, so that right after a poll the compiler
+	 * can reuse the index it has just stored instead of reloading it. */
+	uint32_t ci = cq->cons_index;
+	__be32 *record = cq->set_ci_db;
+
 	mlx4dv_barrier_release_to_device();
-	*(volatile __be32 *)cq->set_ci_db =
-		mlx4dv_cpu_to_be32(cq->cons_index & 0xffffff);
+	*(volatile __be32 *)record = mlx4dv_cpu_to_be32(ci & 0xffffff);
 }
 
 /*
@@ -3494,9 +3498,14 @@ static MLX4DV_ALWAYS_INLINE
 int mlx4dv_cq_poll_batch(struct mlx4dv_cq_ring *cq, struct mlx4_cqe *out,
 			 int max)
 {
-	int n;
+	size_t n, limit;
 
-	for (n = 0; n < max; n++) {
+	/* An unsigned count: the index into out can then never be negative,
+	 * which lets the compiler check the copies (gcc -Wstringop-overflow). */
+	if (max <= 0)
+		return 0;
+	limit = (size_t)max;
+	for (n = 0; n < limit; n++) {
 		struct mlx4_cqe *cqe = mlx4dv_cq_peek(cq);
 
 		if (!cqe)
@@ -3506,7 +3515,7 @@ int mlx4dv_cq_poll_batch(struct mlx4dv_cq_ring *cq, struct mlx4_cqe *out,
 	}
 	if (n)
 		mlx4dv_cq_update_ci(cq);
-	return n;
+	return (int)n;
 }
 
 /* ---- 5.3 Decoding a CQE ----------------------------------------------- */
@@ -4274,7 +4283,8 @@ int mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe
  *  -EIO     an error CQE (flushes included). Take it with
  *           mlx4dv_cq_next(), read mlx4dv_cqe_syndrome() and account it
  *           with mlx4dv_sq_complete_cqe().
- *  -EINVAL  a receive CQE, or a send CQE of another QPN.
+ *  -EINVAL  a receive CQE, a send CQE of another QPN, or opcode 0x1f
+ *           (no CQE opcode).
  *  -ERANGE  its wqe_index names no outstanding WQE (a stale or foreign
  *           CQE; see mlx4dv_sq_complete()).
  * Ordering: the owner test comes first, then mlx4dv_barrier_from_device(),
@@ -4290,32 +4300,43 @@ int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	uint32_t ci = cq->cons_index;
 	size_t size = cq->cqe_size;
 	const uint8_t *slot = cq->buf + (size_t)(ci & (cq->cqe_cnt - 1)) * size;
-	uint8_t last = __atomic_load_n(slot + size - 1, __ATOMIC_RELAXED);
+	/* The last byte, sign-extended: bit 31 (and 7..30) is the owner bit,
+	 * bits 0..6 are the send bit and the opcode. */
+	int32_t last = (int8_t)__atomic_load_n(slot + size - 1, __ATOMIC_RELAXED);
 	const struct mlx4_cqe *cqe;
-	uint32_t tail, skip;
-	size_t wqe_slot;
+	uint32_t tail, start, kind;
 	uint64_t id = 0;
 
 	/* The owner test of mlx4dv_cq_peek() on the loaded byte. */
-	if (((uint32_t)((int32_t)(int8_t)last >> 7) ^ ci) & cq->cqe_cnt)
+	if (((uint32_t)(last >> 7) ^ ci) & cq->cqe_cnt)
 		return 0;
 	mlx4dv_barrier_from_device();
 	cqe = (const struct mlx4_cqe *)(slot + size - sizeof(struct mlx4_cqe));
-	if ((last & MLX4_CQE_OPCODE_MASK) == MLX4_CQE_OPCODE_ERROR)
-		return -EIO;
-	if (!(last & MLX4_CQE_IS_SEND_MASK) || mlx4dv_cqe_qpn(cqe) != sq->qpn)
+	/* One range test for "a send CQE with an opcode below the error
+	 * opcode": the send bit becomes 0x40 and the opcode its low 5 bits;
+	 * a receive falls below 0x40, an error lands on 0x5e (0x5f is not a
+	 * CQE opcode). The rare cases are told apart afterwards. */
+	kind = ((uint32_t)last & (MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK)) -
+	       MLX4_CQE_IS_SEND_MASK;
+	if (MLX4DV_SQ_UNLIKELY(kind >= MLX4_CQE_OPCODE_ERROR))
+		return ((uint32_t)last & MLX4_CQE_OPCODE_MASK) ==
+		       MLX4_CQE_OPCODE_ERROR ? -EIO : -EINVAL;
+	if (mlx4dv_cqe_qpn(cqe) != sq->qpn)
 		return -EINVAL;
-	/* mlx4dv_sq_complete(), with its one-WQEBB branch written out so that
-	 * the 16-bit distance is computed once. */
+	/* mlx4dv_sq_complete() with its one-WQEBB branch written out. start
+	 * is the named WQEBB, tail + 0..65535. It is outstanding when
+	 * start - head is negative as a signed 32-bit number: the same test
+	 * as start - tail < head - tail, because head - tail <= wqe_cnt
+	 * (far below 2^31) and start - tail < 2^16. */
 	tail = sq->tail;
-	skip = (uint16_t)(mlx4dv_be16_to_cpu(cqe->wqe_index) - (uint16_t)tail);
+	start = tail + (uint16_t)(mlx4dv_be16_to_cpu(cqe->wqe_index) -
+				  (uint16_t)tail);
 	if (MLX4DV_SQ_LIKELY(sq->single_wqebb & 1)) {
-		if (skip >= sq->head - tail)
+		if ((int32_t)(start - sq->head) >= 0)
 			return -ERANGE;
-		wqe_slot = (tail + skip) & (sq->wqe_cnt - 1);
 		if (sq->wrid)
-			id = sq->wrid[wqe_slot];
-		sq->tail = tail + skip + 1;
+			id = sq->wrid[start & (sq->wqe_cnt - 1)];
+		sq->tail = start + 1;
 	} else if (!mlx4dv_sq_complete(sq, mlx4dv_cqe_wqe_index(cqe), &id)) {
 		return -ERANGE;
 	}

@@ -61,6 +61,8 @@ uint64_t completion_instantiate_all(mlx4dv_cq_ring *cq, mlx4dv_rq_ring *rq,
 	     static_cast<unsigned>(mlx4dv_srq_post_list(srq, wr, &bad)) +
 	     static_cast<unsigned>(mlx4dv_srq_release(srq, 0)) +
 	     static_cast<unsigned>(mlx4dv_srq_complete(srq, c, &id));
+	s += static_cast<unsigned>(mlx4dv_cq_poll_send(cq, sq, &id)) +
+	     static_cast<unsigned>(mlx4dv_cq_poll_send(cq, sq, nullptr));
 	s += static_cast<unsigned>(mlx4dv_sq_complete_cqe(sq, c, &id)) +
 	     static_cast<unsigned>(mlx4dv_cqe_complete_wc(c, &q, 1, wc)) +
 	     static_cast<unsigned>(mlx4dv_cq_poll_wc(cq, &q, 1, 4, wc));
