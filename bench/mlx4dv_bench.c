@@ -33,7 +33,7 @@ const struct bench_case bench_cases[BENCH_NCASES] = {
 	[BENCH_CASE_INLINE_SEND] = { "inline_send_post", "32-byte inline send + doorbell", 1, false },
 	[BENCH_CASE_UD_SEND] = { "ud_send_post", "UD send, 1 SGE, + doorbell", 1, false },
 	[BENCH_CASE_WRITE_BATCH] = { "write_batch32_post", "32 RDMA writes + one doorbell", BENCH_SEND_BATCH, false },
-	[BENCH_CASE_WRITE_BATCH_TMPL] = { "write_batch32_tmpl_post", "32 RDMA writes from a template + one doorbell", BENCH_SEND_BATCH, false },
+	[BENCH_CASE_WRITE_BATCH_TMPL] = { "write_batch32_tmpl_post", "32 template RDMA writes + one doorbell", BENCH_SEND_BATCH, false },
 	[BENCH_CASE_BLUEFLAME] = { "blueflame_post", "one small WQE through BlueFlame", 1, false },
 	[BENCH_CASE_RECV] = { "recv_post", "one receive", 1, false },
 	[BENCH_CASE_RECV_BATCH] = { "recv_batch32_post", "32 receives, one record update", BENCH_RECV_BATCH, false },
@@ -238,7 +238,7 @@ static void print_rings(const struct bench_lane *l)
 
 static void print_row(const struct bench_case *bc, const struct result *r)
 {
-	printf("%-18s %-38s %9.1f %9.1f %7.3f %9.1f-%-9.1f %9.1f-%-9.1f\n",
+	printf("%-23s %-38s %9.1f %9.1f %7.3f %9.1f-%-9.1f %9.1f-%-9.1f\n",
 	       bc->name, bc->what, r->ns_per_op[BENCH_VERBS],
 	       r->ns_per_op[BENCH_DIRECT], r->ratio,
 	       r->min_ns[BENCH_VERBS], r->max_ns[BENCH_VERBS],
@@ -381,7 +381,7 @@ int main(int argc, char **argv)
 	if (!o.smoke)
 		lap_send_rings(&env);
 	if (!under_valgrind)
-		printf("%-18s %-38s %9s %9s %7s %19s %19s\n", "case", "operation",
+		printf("%-23s %-38s %9s %9s %7s %19s %19s\n", "case", "operation",
 		       "verbs ns", "direct ns", "d/v", "verbs min-max", "direct min-max");
 	for (int c = 0; c < BENCH_NCASES; c++) {
 		const struct bench_case *bc = &bench_cases[c];

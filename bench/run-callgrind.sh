@@ -170,7 +170,7 @@ awk -v csv="$csv" -v engine="$engine_rows" -v order="$("$bench" --list | tr '\n'
 	}
 	END {
 		print "case,ops,calls,verbs_ir_per_op,direct_ir_per_op,direct_over_verbs,verbs_ir_per_call,direct_ir_per_call,engine_ir_per_op" > csv
-		printf "%-20s %8s %12s %12s %8s %12s %12s %12s\n", "case", "ops",
+		printf "%-23s %8s %12s %12s %8s %12s %12s %12s\n", "case", "ops",
 			"verbs Ir/op", "direct Ir/op", "d/v", "verbs Ir/call",
 			"direct Ir/call", "engine Ir/op"
 		n = split(order, names, " ")
@@ -182,7 +182,7 @@ awk -v csv="$csv" -v engine="$engine_rows" -v order="$("$bench" --list | tr '\n'
 			vc = ir[c, "verbs"] / calls[c]; dc = ir[c, "direct"] / calls[c]
 			r = v > 0 ? d / v : 0
 			e = (c in eng) ? sprintf("%.1f", eng[c] / (2 * ops[c])) : "-"
-			printf "%-20s %8d %12.1f %12.1f %8.3f %12.1f %12.1f %12s\n",
+			printf "%-23s %8d %12.1f %12.1f %8.3f %12.1f %12.1f %12s\n",
 				c, ops[c], v, d, r, vc, dc, e
 			printf "%s,%d,%.2f,%.2f,%.4f,%.2f,%.2f,%s\n", c, ops[c], v, d,
 				r, vc, dc, (e == "-" ? "" : e) > csv
