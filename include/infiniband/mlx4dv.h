@@ -828,10 +828,9 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_wc_copy64(void *dst, const void *src)
  * Counters are free-running 32-bit values; a slot index is
  * (count & (wqe_cnt - 1)) and the room left is a subtraction, which stays
  * right across the 32-bit wrap. A handle is not thread-safe: one thread
- * drives a queue at a time. The data path trusts the geometry of a handle
- * (the posts check their arguments, not the handle): use one only once it
- * is filled, by its *_ring_init() call or completely by hand; a zeroed
- * handle is not an empty queue.
+ * drives a queue at a time. The data path trusts the geometry of a handle:
+ * use one only once it is filled, by its *_ring_init() call or completely
+ * by hand. A zeroed handle is not an empty queue (polling one faults).
  */
 
 /* Flags of struct mlx4dv_sq_ring.flags. */
