@@ -84,9 +84,11 @@ void bench_env_close(struct bench_env *env);
 /* Payload patterns: slot i of a round holds the stamp and i. */
 void bench_fill_src(struct bench_lane *l, uint32_t n, uint32_t bytes);
 /* Compares n slots of got (stride BENCH_SLOT, skipping skip bytes) with
- * the sources; returns the number of slots that differ. */
-uint32_t bench_check_slots(const struct bench_lane *l, const uint8_t *got,
-			   uint32_t skip, uint32_t n, uint32_t bytes);
+ * the sources; ends the run (bench_fail()) naming path and what when any
+ * slot differs. */
+void bench_expect_slots(const char *path, const struct bench_lane *l,
+			const uint8_t *got, uint32_t skip, uint32_t n,
+			uint32_t bytes, const char *what);
 
 /* Fatal error of the harness itself. */
 void bench_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));

@@ -178,15 +178,6 @@ static void drain(struct mlx4dv_cq_ring *cq, const struct mlx4dv_poll_qp *qp,
 	}
 }
 
-static void check_slots(const struct bench_lane *l, const uint8_t *got,
-			uint32_t skip, uint32_t n, uint32_t bytes, const char *what)
-{
-	uint32_t bad = bench_check_slots(l, got, skip, n, bytes);
-
-	if (bad)
-		bench_fail("direct path, %s: %u of %u payloads differ", what, bad, n);
-}
-
 static void check_posted(int err, const char *what)
 {
 	if (err)
@@ -259,7 +250,7 @@ static void direct_write(struct bench_lane *l, struct bench_meter *m, uint32_t n
 	check_posted(err, "RDMA write");
 	bench_device_run_paused();
 	drain(cq_of(&l->rc, 0), &state(l)->rc_poll[0], n, IBV_WC_RDMA_WRITE, 0);
-	check_slots(l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write");
+	bench_expect_slots("direct path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write");
 }
 
 static void direct_write_batch(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -278,7 +269,7 @@ static void direct_write_batch(struct bench_lane *l, struct bench_meter *m, uint
 	check_posted(err, "RDMA write batch");
 	bench_device_run_paused();
 	drain(cq_of(&l->rc, 0), &state(l)->rc_poll[0], n, IBV_WC_RDMA_WRITE, 0);
-	check_slots(l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write batch");
+	bench_expect_slots("direct path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write batch");
 }
 
 /* The batch API: the WQE's constant words are prepared once per round
@@ -320,7 +311,7 @@ static void direct_write_batch_tmpl(struct bench_lane *l, struct bench_meter *m,
 			   posted, n);
 	bench_device_run_paused();
 	drain(cq_of(&l->rc, 0), &state(l)->rc_poll[0], n, IBV_WC_RDMA_WRITE, 0);
-	check_slots(l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write template batch");
+	bench_expect_slots("direct path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write template batch");
 }
 
 static void finish_inline_sends(struct bench_lane *l, uint32_t n, const char *what)
@@ -330,7 +321,7 @@ static void finish_inline_sends(struct bench_lane *l, uint32_t n, const char *wh
 	bench_device_run_paused();
 	drain(cq_of(&l->rc, 0), &ds->rc_poll[0], n, IBV_WC_SEND, 0);
 	drain(cq_of(&l->rc, 1), &ds->rc_poll[1], n, IBV_WC_RECV, BENCH_INLINE_BYTES);
-	check_slots(l, l->rcv, 0, n, BENCH_INLINE_BYTES, what);
+	bench_expect_slots("direct path", l, l->rcv, 0, n, BENCH_INLINE_BYTES, what);
 }
 
 static void post_recvs(struct bench_lane *l, uint32_t n)
@@ -416,7 +407,7 @@ static void direct_ud_send(struct bench_lane *l, struct bench_meter *m, uint32_t
 	drain(cq_of(&l->ud, 0), &ds->ud_poll[0], n, IBV_WC_SEND, 0);
 	drain(cq_of(&l->ud, 1), &ds->ud_poll[1], n, IBV_WC_RECV,
 	      BENCH_GRH_BYTES + BENCH_UD_BYTES);
-	check_slots(l, l->udrcv, BENCH_GRH_BYTES, n, BENCH_UD_BYTES, "UD send");
+	bench_expect_slots("direct path", l, l->udrcv, BENCH_GRH_BYTES, n, BENCH_UD_BYTES, "UD send");
 }
 
 /* ---- receive posting --------------------------------------------------- */
@@ -516,7 +507,7 @@ static void direct_poll_hit(struct bench_lane *l, struct bench_meter *m, uint32_
 	bench_meter_stop(m, n);
 	check_polled(got, n, bad, id_sum);
 	expect_empty(l);
-	check_slots(l, l->dst, 0, n, BENCH_WRITE_BYTES, "poll");
+	bench_expect_slots("direct path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "poll");
 }
 
 static void direct_poll_hit_wc(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -654,7 +645,7 @@ static void direct_loop_write(struct bench_lane *l, struct bench_meter *m, uint3
 	bench_meter_stop(m, n);
 	check_posted(err, "RDMA write loop");
 	check_polled(n, n, bad, id_sum);
-	check_slots(l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write loop");
+	bench_expect_slots("direct path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write loop");
 }
 
 static void direct_loop_send_recv(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -686,7 +677,7 @@ static void direct_loop_send_recv(struct bench_lane *l, struct bench_meter *m, u
 	check_posted(err, "send/recv loop");
 	if (bad || bytes != n * BENCH_INLINE_BYTES)
 		bench_fail("direct send/recv loop: error bits 0x%x, %u bytes", bad, bytes);
-	check_slots(l, l->rcv, 0, n, BENCH_INLINE_BYTES, "send/recv loop");
+	bench_expect_slots("direct path", l, l->rcv, 0, n, BENCH_INLINE_BYTES, "send/recv loop");
 }
 
 bench_round_fn *const bench_direct_rounds[BENCH_NCASES] = {

@@ -6,6 +6,7 @@
  * or left over from an earlier round.
  */
 #include "bench.h"
+#include "bench_cases.h"
 
 #include <string.h>
 
@@ -28,8 +29,9 @@ void bench_fill_src(struct bench_lane *l, uint32_t n, uint32_t bytes)
 	}
 }
 
-uint32_t bench_check_slots(const struct bench_lane *l, const uint8_t *got,
-			   uint32_t skip, uint32_t n, uint32_t bytes)
+void bench_expect_slots(const char *path, const struct bench_lane *l,
+			const uint8_t *got, uint32_t skip, uint32_t n,
+			uint32_t bytes, const char *what)
 {
 	uint32_t bad = 0;
 
@@ -39,5 +41,6 @@ uint32_t bench_check_slots(const struct bench_lane *l, const uint8_t *got,
 		if (memcmp(got + (size_t)i * BENCH_SLOT + skip, want, bytes))
 			bad++;
 	}
-	return bad;
+	if (bad)
+		bench_fail("%s, %s: %u of %u payloads differ", path, what, bad, n);
 }

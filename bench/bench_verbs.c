@@ -146,15 +146,6 @@ static void expect_empty(struct ibv_cq *cq)
 		bench_fail("unexpected completion (status %s)", ibv_wc_status_str(wc.status));
 }
 
-static void check_slots(const struct bench_lane *l, const uint8_t *got,
-			uint32_t skip, uint32_t n, uint32_t bytes, const char *what)
-{
-	uint32_t bad = bench_check_slots(l, got, skip, n, bytes);
-
-	if (bad)
-		bench_fail("verbs path, %s: %u of %u payloads differ", what, bad, n);
-}
-
 static void check_posted(int err, const char *call)
 {
 	if (err)
@@ -178,7 +169,7 @@ static void verbs_write(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 	check_posted(err, "ibv_post_send");
 	bench_device_run_paused();
 	drain(l->rc.cq[0], n, IBV_WC_RDMA_WRITE, 0);
-	check_slots(l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write");
+	bench_expect_slots("verbs path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write");
 }
 
 static void verbs_write_batch(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -196,7 +187,7 @@ static void verbs_write_batch(struct bench_lane *l, struct bench_meter *m, uint3
 	check_posted(err, "ibv_post_send");
 	bench_device_run_paused();
 	drain(l->rc.cq[0], n, IBV_WC_RDMA_WRITE, 0);
-	check_slots(l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write batch");
+	bench_expect_slots("verbs path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write batch");
 }
 
 /* libmlx4 sends a single inline WQE through BlueFlame whenever the device
@@ -219,7 +210,7 @@ static void verbs_inline_send(struct bench_lane *l, struct bench_meter *m, uint3
 	bench_device_run_paused();
 	drain(l->rc.cq[0], n, IBV_WC_SEND, 0);
 	drain(l->rc.cq[1], n, IBV_WC_RECV, BENCH_INLINE_BYTES);
-	check_slots(l, l->rcv, 0, n, BENCH_INLINE_BYTES, "inline send");
+	bench_expect_slots("verbs path", l, l->rcv, 0, n, BENCH_INLINE_BYTES, "inline send");
 }
 
 static void verbs_ud_send(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -239,7 +230,7 @@ static void verbs_ud_send(struct bench_lane *l, struct bench_meter *m, uint32_t 
 	bench_device_run_paused();
 	drain(l->ud.cq[0], n, IBV_WC_SEND, 0);
 	drain(l->ud.cq[1], n, IBV_WC_RECV, BENCH_GRH_BYTES + BENCH_UD_BYTES);
-	check_slots(l, l->udrcv, BENCH_GRH_BYTES, n, BENCH_UD_BYTES, "UD send");
+	bench_expect_slots("verbs path", l, l->udrcv, BENCH_GRH_BYTES, n, BENCH_UD_BYTES, "UD send");
 }
 
 /* ---- receive posting --------------------------------------------------- */
@@ -254,7 +245,7 @@ static void consume_recvs(struct bench_lane *l, uint32_t n)
 	bench_device_run_paused();
 	drain(l->rc.cq[0], n, IBV_WC_SEND, 0);
 	drain(l->rc.cq[1], n, IBV_WC_RECV, BENCH_INLINE_BYTES);
-	check_slots(l, l->rcv, 0, n, BENCH_INLINE_BYTES, "receive");
+	bench_expect_slots("verbs path", l, l->rcv, 0, n, BENCH_INLINE_BYTES, "receive");
 }
 
 static void verbs_recv(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -327,7 +318,7 @@ static void verbs_poll_hit(struct bench_lane *l, struct bench_meter *m, uint32_t
 	bench_meter_stop(m, n);
 	check_polled(got, n, status, id_sum);
 	expect_empty(cq);
-	check_slots(l, l->dst, 0, n, BENCH_WRITE_BYTES, "poll");
+	bench_expect_slots("verbs path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "poll");
 }
 
 static void verbs_poll_miss(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -409,7 +400,7 @@ static void verbs_loop_write(struct bench_lane *l, struct bench_meter *m, uint32
 	bench_meter_stop(m, n);
 	check_posted(err, "ibv_post_send");
 	check_polled(got, n, status, id_sum);
-	check_slots(l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write loop");
+	bench_expect_slots("verbs path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "RDMA write loop");
 }
 
 static void verbs_loop_send_recv(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -439,7 +430,7 @@ static void verbs_loop_send_recv(struct bench_lane *l, struct bench_meter *m, ui
 	if (got != 2 * n || status || bytes != n * BENCH_INLINE_BYTES)
 		bench_fail("verbs send/recv loop: %u of %u completions, status 0x%x, %u bytes",
 			   got, 2 * n, status, bytes);
-	check_slots(l, l->rcv, 0, n, BENCH_INLINE_BYTES, "send/recv loop");
+	bench_expect_slots("verbs path", l, l->rcv, 0, n, BENCH_INLINE_BYTES, "send/recv loop");
 }
 
 bench_round_fn *const bench_verbs_rounds[BENCH_NCASES] = {
