@@ -119,17 +119,23 @@ void emu_fd_register_channel(int fd, int channel)
 		atomic_store(&fd_channel[fd], (uint16_t)(channel + 1));
 }
 
+/* The mode argument exists only when the flags create a file. */
+#define OPEN_MODE(flags, mode)					\
+	do {							\
+		if ((flags) & (O_CREAT | O_TMPFILE)) {		\
+			va_list ap;				\
+								\
+			va_start(ap, flags);			\
+			(mode) = va_arg(ap, mode_t);		\
+			va_end(ap);				\
+		}						\
+	} while (0)
+
 EXPORT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
+	OPEN_MODE(flags, mode);
 	if (is_cdev_path(path))
 		return emu_open_device(flags);
 	RESOLVE(real_open, "open");
@@ -140,13 +146,7 @@ EXPORT int open64(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
+	OPEN_MODE(flags, mode);
 	if (is_cdev_path(path))
 		return emu_open_device(flags);
 	RESOLVE(real_open64, "open64");
