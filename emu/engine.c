@@ -101,7 +101,7 @@ static void idle_wait(uint64_t quiet_ns, uint64_t naps, uint64_t kick_seen)
 
 static void *engine_main(void *arg)
 {
-	uint64_t naps = 0, last_work_ns = emu_now_ns();
+	uint64_t naps = 0, last_work_ns = emu_now_ns(), now_ns;
 	int busy = 0;
 
 	(void)arg;
@@ -127,13 +127,14 @@ static void *engine_main(void *arg)
 			naps = 0;
 			continue;
 		}
+		now_ns = emu_now_ns();
 		if (busy) {
-			last_work_ns = emu_now_ns();
+			last_work_ns = now_ns;
 			busy = 0;
 		}
-		idle_wait(emu_now_ns() - last_work_ns, naps, kick);
+		idle_wait(now_ns - last_work_ns, naps, kick);
 		/* a QP waiting out an RNR timer keeps the pauses short */
-		if (!pending && emu_now_ns() - last_work_ns >= YIELD_NS)
+		if (!pending && now_ns - last_work_ns >= YIELD_NS)
 			naps++;
 	}
 	return NULL;
