@@ -11,13 +11,14 @@
  * CQ is not re-armed by an arm carrying the sequence number of the arm
  * that already fired.
  */
-#include "cq.h"
+#include "adapter/cq.h"
 
 #include <endian.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "objects.h"
+#include "adapter/events.h"
+#include "base/libc.h"
+#include "adapter/objects.h"
 
 #define ARM_SOLICITED 1
 #define ARM_ANY 2

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-#include "qp_state.h"
+#include "cmd/qp_state.h"
 
 #include <errno.h>
 #include <stdbool.h>
 
-#include "emu.h"
+#include "adapter/adapter.h"
 
 enum {
 	M_STATE = 1 << 0, M_CUR_STATE = 1 << 1, M_EN_SQD = 1 << 2,

@@ -6,9 +6,10 @@
  */
 #include <string.h>
 
-#include "cmd.h"
-#include "cq.h"
-#include "objects.h"
+#include "cmd/cmd.h"
+#include "adapter/cq.h"
+#include "adapter/engine.h"
+#include "adapter/objects.h"
 
 struct emu_cq *emu_cq_get(struct emu_ctx *ctx, uint32_t h)
 {

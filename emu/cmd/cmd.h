@@ -6,15 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <sys/types.h>
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wpedantic"
-#include <rdma/ib_user_verbs.h>
-#include <rdma/mlx4-abi.h>
-#include <infiniband/verbs.h>
-#pragma GCC diagnostic pop
-
-#include "emu.h"
+#include "adapter/abi.h"
+#include "adapter/adapter.h"
+#include "base/usermem.h"
 
 struct emu_cmd {
 	struct emu_ctx *ctx;
@@ -34,13 +30,6 @@ struct emu_cmd {
 /* Handlers return 0 or a positive errno; called with emu_dev.lock held. */
 typedef int (*emu_cmd_fn)(struct emu_cmd *c);
 
-/* Copies to/from user addresses without faulting (EFAULT instead). */
-int emu_copy_out(uint64_t dst, const void *src, size_t len);
-int emu_copy_in(void *dst, uint64_t src, size_t len);
-/* 0 if [addr, addr+len) is mapped and writable. */
-int emu_probe_rw(uint64_t addr, size_t len);
-/* 0 if [addr, addr+len) is mapped and readable (fast for large ranges). */
-int emu_probe_r(uint64_t addr, size_t len);
 /* Copies the response: legacy frames need room for all of it. */
 int emu_put_resp(struct emu_cmd *c, const void *resp, size_t len);
 int emu_put_drv_resp(struct emu_cmd *c, const void *resp, size_t len);
@@ -89,12 +78,12 @@ struct emu_cq *emu_cq_get(struct emu_ctx *ctx, uint32_t h);
 struct emu_srq *emu_srq_get(struct emu_ctx *ctx, uint32_t h);
 struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h);
 
-/* async event on the context's async fd (struct ib_uverbs_async_event_desc) */
-int emu_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type);
-
 /* releases every object of a context whose device fd closes */
 void emu_ctx_release(struct emu_ctx *ctx);
 void emu_channel_release(int channel);
-void emu_fd_register_channel(int fd, int channel);
+
+/* The uverbs write() ABI on a context's command fd: decodes and runs one
+ * command frame; returns len, or -1 with errno. */
+ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len);
 
 #endif

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "objects.h"
+#include "adapter/engine.h"
+#include "adapter/objects.h"
 
 bool emu_pd_in_use(uint32_t pdn)
 {
@@ -19,6 +19,26 @@ bool emu_pd_in_use(uint32_t pdn)
 		if (emu_dev.srq[i].used && emu_dev.srq[i].pdn == pdn)
 			return true;
 	return false;
+}
+
+static void keys_release_ctx(struct emu_ctx *ctx)
+{
+	for (uint32_t i = 0; i < emu_dev.nkeys; i++)
+		if (emu_dev.keys[i].kind != EMU_KEY_FREE && emu_dev.keys[i].ctx == ctx) {
+			emu_dev.keys[i].kind = EMU_KEY_FREE;
+			emu_dev.keys[i].valid = false;
+		}
+}
+
+/* QPs and WQs in use, against the configured max_qp. */
+uint32_t emu_qps_in_use(void)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used)
+			n++;
+	return n;
 }
 
 void emu_objects_release_ctx(struct emu_ctx *ctx)
@@ -43,7 +63,7 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 	for (unsigned i = 0; i < EMU_MAX_CQ; i++)
 		if (emu_dev.cq[i].used && emu_dev.cq[i].ctx == ctx)
 			emu_dev.cq[i].used = false;
-	emu_keys_release_ctx(ctx);
+	keys_release_ctx(ctx);
 	for (unsigned i = 0; i < EMU_MAX_PD; i++)
 		if (emu_dev.pd[i].used && emu_dev.pd[i].ctx == ctx)
 			emu_dev.pd[i].used = false;

@@ -6,8 +6,8 @@
  */
 #include <string.h>
 
-#include "cmd.h"
-#include "objects.h"
+#include "cmd/cmd.h"
+#include "adapter/objects.h"
 
 static uint8_t key_tag;
 
@@ -188,13 +188,4 @@ int emu_cmd_dealloc_mw(struct emu_cmd *c)
 	k->kind = EMU_KEY_FREE;
 	k->valid = false;
 	return 0;
-}
-
-void emu_keys_release_ctx(struct emu_ctx *ctx)
-{
-	for (uint32_t i = 0; i < emu_dev.nkeys; i++)
-		if (emu_dev.keys[i].kind != EMU_KEY_FREE && emu_dev.keys[i].ctx == ctx) {
-			emu_dev.keys[i].kind = EMU_KEY_FREE;
-			emu_dev.keys[i].valid = false;
-		}
 }

@@ -3,7 +3,7 @@
 #ifndef MLX4EMU_CQ_H
 #define MLX4EMU_CQ_H
 
-#include "emu.h"
+#include "adapter/adapter.h"
 
 /* The 28 bytes before the owner byte of a CQE, in device (big-endian) form. */
 struct emu_cqe {

@@ -10,7 +10,7 @@
 #include <endian.h>
 #include <string.h>
 
-#include "emu.h"
+#include "adapter/adapter.h"
 
 /* send opcodes (control segment word 0, bits 0..4) */
 enum {

@@ -20,10 +20,10 @@
 #include <endian.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "cq.h"
-#include "objects.h"
-#include "wqe.h"
+#include "adapter/abi.h"
+#include "adapter/cq.h"
+#include "adapter/objects.h"
+#include "adapter/wqe.h"
 
 #define FRAME_MAX (65536 + 256)
 

@@ -4,12 +4,12 @@
  * (free list linked by next_wqe_index, doorbell record = post counter) and
  * WQs, and scattering a message into their data segments.
  */
-#include "wqe.h"
+#include "adapter/wqe.h"
 
 #include <infiniband/verbs.h>
 
-#include "cmd.h"
-#include "objects.h"
+#include "adapter/events.h"
+#include "adapter/objects.h"
 
 /*
  * Doorbell records are re-read only when the cached copy shows nothing

@@ -10,9 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
-#include "objects.h"
-#include "sysfs.h"
+#include "adapter/engine.h"
+#include "adapter/events.h"
+#include "adapter/objects.h"
+#include "base/fdtab.h"
+#include "base/libc.h"
+#include "cmd/cmd.h"
 
 static uint32_t qp_tab_size(void)
 {
@@ -258,7 +261,7 @@ int emu_cmd_create_comp_channel(struct emu_cmd *c)
 		ch->used = true;
 		ch->rd = fds[0];
 		ch->wr = fds[1];
-		emu_fd_register_channel(fds[0], (int)i);
+		emu_fd_set_channel(fds[0], (int)i);
 		return 0;
 	}
 	return EMFILE;
@@ -278,21 +281,6 @@ void emu_channel_release(int channel)
 				emu_dev.cq[i].channel = -1;
 	}
 	pthread_mutex_unlock(&emu_dev.lock);
-}
-
-int emu_async_event(struct emu_ctx *ctx, uint64_t element, uint32_t type)
-{
-	struct ib_uverbs_async_event_desc ev = { .element = element,
-						 .event_type = type };
-
-	if (!ctx || ctx->async_wr < 0)
-		return -1;
-	if (emu_real_write(ctx->async_wr, &ev, sizeof(ev)) != sizeof(ev))
-		return -1;
-	EMU_CTR_INC(async_events);
-	EMU_TRACE("async event %u for element 0x%llx", type,
-		  (unsigned long long)element);
-	return 0;
 }
 
 int emu_cmd_attach_mcast(struct emu_cmd *c)

@@ -1,155 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * Send queue execution.  The WQE at WQEBB counter n is the device's when
- * bit 31 of its first big-endian word equals (n & wqe_cnt) != 0 (libmlx4
- * qp.c).  A WQE is ds 16-byte units long and may span several WQEBBs,
- * wrapping at the ring end; the counter advances by the WQEBBs it uses.
- * Segments by QP type: RC/UC ctrl, [raddr], [atomic], data or inline;
- * UD ctrl, datagram (48 bytes), data; raw packet ctrl, [LSO], data.
+ * Execution of one send WQE by opcode: SEND/RDMA/atomics to a connected
+ * peer QP of this adapter, UD datagrams, raw Ethernet, memory windows and
+ * local invalidation.  Responder-side errors follow the table of
+ * emu/README.md (the requester's syndrome, and the responder QP to ERR).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "cq.h"
-#include "objects.h"
-#include "wqe.h"
-
-#define WQE_MAX 1024	/* 63 x 16 bytes, rounded */
-
-struct send_op {
-	struct emu_qp *qp;
-	const uint8_t *w;	/* local copy of the WQE */
-	uint32_t size;		/* ds * 16 */
-	uint8_t opcode;
-	uint32_t srcrb;
-	uint32_t imm_raw;	/* word 3 as stored (big-endian) */
-	uint16_t index;		/* WQEBB counter of the first WQEBB */
-	uint32_t off;		/* first byte after the fixed segments */
-	uint64_t byte_cnt;	/* reported in the send CQE */
-	uint8_t syndrome, vendor;
-	bool stall;		/* RNR: retry later */
-	bool from_bf;		/* taken from the BlueFlame buffer */
-};
+#include "adapter/cq.h"
+#include "adapter/engine.h"
+#include "adapter/events.h"
+#include "adapter/objects.h"
+#include "adapter/send.h"
 
 static const uint32_t rnr_timer_us[32] = {
 	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
 	1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720, 40960,
 	61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
-
-static void strict_fail(struct send_op *op, uint8_t vendor, const char *rule)
-{
-	op->syndrome = EMU_SYN_LOCAL_QP_OP;
-	op->vendor = vendor;
-	EMU_CTR_INC(strict_errors);
-	if (emu_cfg.debug)
-		emu_trace("QPN 0x%x WQE 0x%04x opcode 0x%02x: %s", op->qp->qpn,
-			  op->index, op->opcode, rule);
-}
-
-void emu_qp_set_error(struct emu_qp *qp)
-{
-	if (qp->state == EMU_QPS_ERR)
-		return;
-	qp->state = EMU_QPS_ERR;
-	qp->rnr_tries = 0;
-	EMU_TRACE("QPN 0x%x moved to the error state", qp->qpn);
-	if (qp->srq && !emu_async_event(qp->ctx, qp->user_handle,
-					IBV_EVENT_QP_LAST_WQE_REACHED))
-		qp->async_events++;
-}
-
-/* ---- gather list of the WQE's data part ---- */
-
-static int parse_inline(struct send_op *op, struct emu_gather *g)
-{
-	uint32_t off = op->off;
-
-	while (op->size - off >= 4) {
-		uint32_t h = ld_be32(op->w + off);
-		uint32_t len = h & 0x7fffffff;
-
-		if (!(h & EMU_INLINE_SEG) || off + 4 + len > op->size) {
-			/* padding up to the 16-byte end of the WQE */
-			if (g->n && op->size - off < 16)
-				break;
-			strict_fail(op, EMU_VSYN_BAD_DS,
-				    "ds does not match the inline segments");
-			return -1;
-		}
-		if ((off & 63) + 4 + len > 64) {
-			strict_fail(op, EMU_VSYN_INLINE_CROSSES_64B,
-				    "inline segment crosses a 64-byte boundary");
-			return -1;
-		}
-		if (emu_gather_add(g, op->w + off + 4, len)) {
-			strict_fail(op, EMU_VSYN_BAD_DS, "too many inline segments");
-			return -1;
-		}
-		off += 4 + len;
-		/* Writers (libmlx4 qp.c, <infiniband/mlx4dv.h>) open a new
-		 * segment only at a 64-byte boundary: one that stops short of
-		 * its chunk is the last, and what follows up to the end of the
-		 * WQE is padding, stale bytes of older WQEs that may look like
-		 * a header. */
-		if (off & 63) {
-			if (op->size - off >= 16) {
-				strict_fail(op, EMU_VSYN_BAD_DS,
-					    "ds does not match the inline segments");
-				return -1;
-			}
-			break;
-		}
-	}
-	return 0;
-}
-
-static int parse_data_segs(struct send_op *op, struct emu_gather *g)
-{
-	struct emu_qp *qp = op->qp;
-
-	if ((op->size - op->off) % 16) {
-		strict_fail(op, EMU_VSYN_BAD_DS, "ds does not match the data segments");
-		return -1;
-	}
-	for (uint32_t off = op->off; off < op->size; off += 16) {
-		uint32_t bc = ld_be32(op->w + off);
-		uint32_t lkey = ld_be32(op->w + off + 4);
-		uint64_t addr = ld_be64(op->w + off + 8);
-		uint32_t len = bc ? bc & 0x7fffffff : 0x80000000u;
-		struct emu_key *k;
-		uint8_t *p;
-
-		if (bc == EMU_INLINE_SEG || !len)
-			continue;	/* zero-length SGE */
-		k = emu_key_lookup(lkey);
-		p = (k && k->kind == EMU_KEY_MR && k->pdn == qp->pdn) ?
-		    emu_key_map(k, addr, len) : NULL;
-		if (!p) {
-			op->syndrome = EMU_SYN_LOCAL_PROT;
-			EMU_TRACE("QPN 0x%x WQE 0x%04x: lkey 0x%x addr 0x%llx len %u not accessible",
-				  qp->qpn, op->index, lkey, (unsigned long long)addr, len);
-			return -1;
-		}
-		emu_gather_add(g, p, len);
-	}
-	return 0;
-}
-
-static int gather(struct send_op *op, struct emu_gather *g)
-{
-	uint32_t first;
-
-	g->n = 0;
-	g->total = 0;
-	if (op->off >= op->size)
-		return 0;
-	first = ld_be32(op->w + op->off);
-	if ((first & EMU_INLINE_SEG) && first != EMU_INLINE_SEG)
-		return parse_inline(op, g);
-	return parse_data_segs(op, g);
-}
 
 /* ---- remote side ---- */
 
@@ -367,7 +236,7 @@ static void exec_read(struct send_op *op)
 	int syn;
 
 	if ((op->size - op->off) % 16) {
-		strict_fail(op, EMU_VSYN_BAD_DS, "ds does not match the data segments");
+		emu_send_strict_fail(op, EMU_VSYN_BAD_DS, "ds does not match the data segments");
 		return;
 	}
 	for (uint32_t i = 0; i < nsegs; i++) {
@@ -422,7 +291,7 @@ static void exec_atomic(struct send_op *op)
 	struct emu_gather g = { 0 };
 
 	if (op->size != 32 + aseg + 16) {
-		strict_fail(op, EMU_VSYN_BAD_DS,
+		emu_send_strict_fail(op, EMU_VSYN_BAD_DS,
 			    "ds does not match raddr + atomic + one data segment");
 		return;
 	}
@@ -475,7 +344,7 @@ static void exec_local_inval(struct send_op *op)
 	struct emu_key *k = emu_key_lookup(key);
 
 	if (op->size < 48) {
-		strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for local invalidate");
+		emu_send_strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for local invalidate");
 		return;
 	}
 	if (!k || k->kind != EMU_KEY_MW2 || k->pdn != op->qp->pdn) {
@@ -498,7 +367,7 @@ static void exec_bind(struct send_op *op)
 	uint8_t *host;
 
 	if (op->size < 48) {
-		strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for bind");
+		emu_send_strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for bind");
 		return;
 	}
 	mw = idx < emu_dev.nkeys ? &emu_dev.keys[idx] : NULL;
@@ -623,7 +492,7 @@ static void exec_ud_send(struct send_op *op, const struct emu_gather *g)
 
 /* ---- decoding ---- */
 
-static bool opcode_ok(uint8_t type, uint8_t op)
+bool emu_send_opcode_ok(uint8_t type, uint8_t op)
 {
 	switch (op) {
 	case EMU_OP_NOP:
@@ -679,24 +548,24 @@ static void exec_lso(struct send_op *op, struct emu_gather *g)
 	uint32_t seg = (4 + hdr_len + 15) & ~15u;
 
 	if (op->off + seg > op->size || !mss || !hdr_len) {
-		strict_fail(op, EMU_VSYN_BAD_DS, "LSO segment does not fit ds");
+		emu_send_strict_fail(op, EMU_VSYN_BAD_DS, "LSO segment does not fit ds");
 		return;
 	}
 	op->off += seg;
-	if (gather(op, g))
+	if (emu_send_gather(op, g))
 		return;
 	op->byte_cnt = g->total + hdr_len;
 	emu_eth_send(op->qp, g, op->srcrb, op->w + op->off - seg + 4, hdr_len, mss,
 		     vlan_insert(op));
 }
 
-static void execute(struct send_op *op, uint64_t *now_ns)
+void emu_send_execute(struct send_op *op, uint64_t *now_ns)
 {
 	struct emu_qp *qp = op->qp;
 	struct emu_gather g;
 
-	if (!opcode_ok(qp->type, op->opcode)) {
-		strict_fail(op, EMU_VSYN_BAD_OPCODE, "opcode not valid for this QP type");
+	if (!emu_send_opcode_ok(qp->type, op->opcode)) {
+		emu_send_strict_fail(op, EMU_VSYN_BAD_OPCODE, "opcode not valid for this QP type");
 		return;
 	}
 	op->off = 16;
@@ -721,7 +590,7 @@ static void execute(struct send_op *op, uint64_t *now_ns)
 	if (op->opcode == EMU_OP_RDMA_WRITE || op->opcode == EMU_OP_RDMA_WRITE_IMM ||
 	    op->opcode == EMU_OP_RDMA_READ) {
 		if (op->size < 32) {
-			strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for the raddr segment");
+			emu_send_strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for the raddr segment");
 			return;
 		}
 		op->off = 32;
@@ -732,7 +601,7 @@ static void execute(struct send_op *op, uint64_t *now_ns)
 	}
 	if (qp->type == EMU_QPT_UD) {
 		if (op->size < 64) {
-			strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for the datagram segment");
+			emu_send_strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for the datagram segment");
 			return;
 		}
 		op->off = 64;
@@ -741,7 +610,7 @@ static void execute(struct send_op *op, uint64_t *now_ns)
 		exec_lso(op, &g);
 		return;
 	}
-	if (gather(op, &g))
+	if (emu_send_gather(op, &g))
 		return;
 	if (g.total > 0x40000000u) {
 		op->syndrome = EMU_SYN_LOCAL_LENGTH;
@@ -761,244 +630,5 @@ static void execute(struct send_op *op, uint64_t *now_ns)
 		else
 			exec_send_rc_uc(op, &g, now_ns);
 		break;
-	}
-}
-
-/* ---- the queue ---- */
-
-static inline uint8_t *sq_slot(const struct emu_qp *qp, uint32_t n)
-{
-	return qp->buf + qp->sq_off + ((size_t)(n & (qp->sq_cnt - 1)) << qp->sq_shift);
-}
-
-static inline bool slot_valid(const struct emu_qp *qp, uint32_t n)
-{
-	uint32_t w0 = be32toh(__atomic_load_n((uint32_t *)sq_slot(qp, n),
-					      __ATOMIC_ACQUIRE));
-
-	return (w0 >> 31) == ((n & qp->sq_cnt) ? 1u : 0u);
-}
-
-/* Copies the WQE at counter n (which may span WQEBBs and wrap). */
-static uint32_t copy_wqe(const struct emu_qp *qp, uint32_t n, uint8_t *dst,
-			 uint32_t *nbb)
-{
-	uint32_t stride = 1u << qp->sq_shift;
-	uint32_t ds = sq_slot(qp, n)[7] & 0x3f;
-	uint32_t size = ds * 16, done = 0;
-
-	*nbb = size > stride ? (size + stride - 1) >> qp->sq_shift : 1;
-	if (*nbb > qp->sq_cnt) {
-		*nbb = 1;
-		size = stride;
-	}
-	while (done < size) {
-		uint32_t k = size - done < stride ? size - done : stride;
-
-		memcpy(dst + done, sq_slot(qp, n + done / stride), k);
-		done += k;
-	}
-	if (!size)
-		memcpy(dst, sq_slot(qp, n), 16);
-	return size;
-}
-
-static bool beyond_headroom(const struct emu_qp *qp, uint32_t n)
-{
-	uint32_t far;
-	const uint8_t *s;
-	uint32_t w0;
-
-	if (qp->sq_cnt <= qp->sq_spare)
-		return false;
-	far = n + qp->sq_cnt - qp->sq_spare;
-	s = sq_slot(qp, far);
-	w0 = ld_be32(s);
-	return w0 != 0xffffffffu && (w0 >> 31) == ((far & qp->sq_cnt) ? 1u : 0u) &&
-	       (s[7] & 0x3f) && opcode_ok(qp->type, w0 & 0x1f);
-}
-
-static void complete(struct send_op *op)
-{
-	struct emu_qp *qp = op->qp;
-	struct emu_cqe c;
-
-	if (op->syndrome) {
-		emu_cqe_write_error(qp->scq, qp->qpn, true, op->index, op->syndrome,
-				    op->vendor);
-		emu_qp_set_error(qp);
-		return;
-	}
-	if ((op->srcrb & EMU_CTRL_CQ_UPDATE) != EMU_CTRL_CQ_UPDATE)
-		return;
-	memset(&c, 0, sizeof(c));
-	c.vlan_my_qpn = htobe32(qp->qpn);
-	c.byte_cnt = htobe32((uint32_t)op->byte_cnt);
-	c.wqe_index = htobe16(op->index);
-	emu_cqe_write(qp->scq, &c, (uint8_t)(EMU_CQE_IS_SEND | op->opcode), false);
-}
-
-static int flush_rq(struct emu_qp *qp)
-{
-	struct emu_rwqe w;
-	int n = 0;
-
-	if (qp->srq || !qp->rq_cnt || !qp->rcq)
-		return 0;
-	while (n < 64 && emu_rq_take(qp, &w)) {
-		emu_cqe_write_error(w.cq, qp->qpn, false, w.wqe_index,
-				    EMU_SYN_WR_FLUSH, 0);
-		n++;
-	}
-	return n;
-}
-
-static int flush_sq(struct emu_qp *qp, int budget)
-{
-	int n = 0;
-
-	while (n < budget && slot_valid(qp, qp->sq_pc)) {
-		uint32_t ds = sq_slot(qp, qp->sq_pc)[7] & 0x3f;
-		uint32_t stride = 1u << qp->sq_shift;
-		uint32_t nbb = ds * 16 > stride ? (ds * 16 + stride - 1) / stride : 1;
-
-		emu_cqe_write_error(qp->scq, qp->qpn, true, (uint16_t)qp->sq_pc,
-				    EMU_SYN_WR_FLUSH, 0);
-		qp->sq_pc += nbb;
-		n++;
-	}
-	return n;
-}
-
-int emu_qp_process(struct emu_qp *qp, int budget, uint64_t *now_ns, int *pending)
-{
-	uint8_t wbuf[WQE_MAX + 64] __attribute__((aligned(64)));
-	int work = 0;
-
-	if (qp->is_rss)
-		return 0;
-	if (qp->state == EMU_QPS_ERR)
-		work += flush_rq(qp);
-	if (qp->is_wq || !qp->scq)
-		return work;
-	if (qp->state == EMU_QPS_ERR || qp->state == EMU_QPS_SQE)
-		return work + flush_sq(qp, budget);
-	if (qp->state != EMU_QPS_RTS)
-		return work;
-	if (qp->rnr_tries) {
-		if (!*now_ns)
-			*now_ns = emu_now_ns();
-		if (*now_ns < qp->rnr_due_ns) {
-			(*pending)++;
-			return work;
-		}
-	}
-	while (work < budget) {
-		struct send_op op = { .qp = qp, .w = wbuf, .index = (uint16_t)qp->sq_pc };
-		uint32_t nbb = 1, w0;
-		bool from_bf = false;
-
-		if (!slot_valid(qp, qp->sq_pc)) {
-			if (!qp->bf_pending || qp->bf_counter != (qp->sq_pc & 0xffff))
-				break;
-			from_bf = true;
-		}
-		op.from_bf = from_bf;
-		if (from_bf) {
-			op.size = (qp->bf_copy[7] & 0x3f) * 16;
-			memcpy(wbuf, qp->bf_copy, sizeof(qp->bf_copy));
-			qp->bf_pending = false;
-			/* the WQE still owns the WQEBBs its size covers */
-			nbb = (op.size + (1u << qp->sq_shift) - 1) >> qp->sq_shift;
-			if (!nbb)
-				nbb = 1;
-		} else {
-			op.size = copy_wqe(qp, qp->sq_pc, wbuf, &nbb);
-		}
-		w0 = ld_be32(wbuf);
-		op.opcode = w0 & 0x1f;
-		op.srcrb = ld_be32(wbuf + 8);
-		memcpy(&op.imm_raw, wbuf + 12, 4);
-		if (qp->fault_cqe_at && qp->wqes_done + 1 == qp->fault_cqe_at) {
-			op.syndrome = qp->fault_syndrome;
-			op.vendor = EMU_VSYN_FAULT;
-			qp->fault_cqe_at = 0;
-			EMU_TRACE("QPN 0x%x WQE 0x%04x: injected error CQE, syndrome 0x%02x",
-				  qp->qpn, op.index, op.syndrome);
-		} else if (!op.size) {
-			strict_fail(&op, EMU_VSYN_DS_ZERO, "WQE with ds 0");
-		} else if (!from_bf && beyond_headroom(qp, qp->sq_pc)) {
-			strict_fail(&op, EMU_VSYN_BEYOND_HEADROOM,
-				    "WQE posted beyond the free slots (SQ headroom used)");
-		} else {
-			execute(&op, now_ns);
-			if (op.stall) {
-				(*pending)++;
-				break;
-			}
-		}
-		complete(&op);
-		qp->sq_pc += nbb;
-		qp->wqes_done++;
-		work++;
-		EMU_CTR_INC(wqes);
-		if (qp->fault_err_after && qp->wqes_done >= qp->fault_err_after) {
-			qp->fault_err_after = 0;
-			EMU_TRACE("QPN 0x%x: injected move to the error state", qp->qpn);
-			emu_qp_set_error(qp);
-		}
-		if (qp->state != EMU_QPS_RTS)
-			break;
-	}
-	return work;
-}
-
-/*
- * BlueFlame: libmlx4 copies a small WQE (with the WQE counter in word 0
- * bits 8..23 and the doorbell QPN in word 1) to the BlueFlame buffer after
- * writing it to the ring.  A post seen only in the BlueFlame buffer is
- * captured here and executed when the QP's counter reaches it.  The page
- * holds EMU_BF_REGS_PER_PAGE registers of two buffers each, as GET_CONTEXT
- * reports; libmlx4 uses register 0, a direct-verbs library may use others.
- */
-void emu_ctx_poll_bf(struct emu_ctx *ctx)
-{
-	uint32_t half = emu_cfg.bf_reg_size / 2;
-
-	if (!ctx->bf_page || !half)
-		return;
-	for (int h = 0; h < 2 * EMU_BF_REGS_PER_PAGE; h++) {
-		const uint8_t *bf = ctx->bf_page + h * half;
-		uint8_t head[16], again[16];
-		uint32_t w0, qpn, counter, size;
-		struct emu_qp *qp;
-
-		memcpy(head, bf, 16);
-		if (!memcmp(head, ctx->bf_last[h], 16))
-			continue;
-		w0 = ld_be32(head);
-		qpn = ld_be32(head + 4) >> 8;
-		counter = (w0 >> 8) & 0xffff;
-		size = (head[7] & 0x3f) * 16;
-		qp = emu_qp_by_qpn(qpn);
-		if (!qp || qp->ctx != ctx || qp->is_wq || !size || size > half) {
-			memcpy(ctx->bf_last[h], head, 16);
-			continue;
-		}
-		if (counter == (qp->sq_pc & 0xffff) && !slot_valid(qp, qp->sq_pc) &&
-		    (w0 >> 31) == ((qp->sq_pc & qp->sq_cnt) ? 1u : 0u)) {
-			memcpy(qp->bf_copy, bf, size);
-			memcpy(again, bf, 16);
-			if (memcmp(again, head, 16) || memcmp(qp->bf_copy, bf, size))
-				continue;	/* still being written */
-			qp->bf_pending = true;
-			qp->bf_counter = counter;
-			memcpy(ctx->bf_last[h], head, 16);
-			EMU_CTR_INC(bf_wqes);
-		} else if (((qp->sq_pc - counter) & 0xffff) < 0x8000) {
-			/* the same WQE is (or was) executed from the ring */
-			memcpy(ctx->bf_last[h], head, 16);
-			EMU_CTR_INC(bf_wqes);
-		}
 	}
 }

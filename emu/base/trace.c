@@ -3,7 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "emu.h"
+#include "base/trace.h"
 
 void emu_trace(const char *fmt, ...)
 {

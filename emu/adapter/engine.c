@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cq.h"
-#include "emu.h"
-#include "wqe.h"
+#include "adapter/cq.h"
+#include "adapter/adapter.h"
+#include "adapter/engine.h"
+#include "adapter/wqe.h"
 
 #define QP_BUDGET 64
 #define SPIN_NS 50000

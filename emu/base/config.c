@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* Environment parsing; every option of mlx4emu-run maps to one variable. */
-#include "config.h"
+#include "base/config.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,12 +3,11 @@
 #ifndef MLX4EMU_OBJECTS_H
 #define MLX4EMU_OBJECTS_H
 
-#include "emu.h"
+#include "adapter/adapter.h"
 
 /* true while an MR, MW, QP, SRQ or WQ still uses the PD */
 bool emu_pd_in_use(uint32_t pdn);
 void emu_objects_release_ctx(struct emu_ctx *ctx);
-void emu_keys_release_ctx(struct emu_ctx *ctx);
 uint32_t emu_qps_in_use(void);
 
 static inline struct emu_key *emu_key_lookup(uint32_t key)

@@ -5,7 +5,7 @@
  * ABI, class/infiniband/mlx4_0 carries the modalias libmlx4 matches, the
  * node GUID and the per-port state, GID and P_Key tables.
  */
-#include "sysfs.h"
+#include "os/sysfs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "base/config.h"
 
 static char sysfs_root[256];
 

@@ -5,8 +5,8 @@
  * the engine that executes work queues.  Everything here is guarded by
  * emu_dev.lock except the counters (atomics) and the pause flag.
  */
-#ifndef MLX4EMU_EMU_H
-#define MLX4EMU_EMU_H
+#ifndef MLX4EMU_ADAPTER_H
+#define MLX4EMU_ADAPTER_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,7 +15,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "config.h"
+#include "base/config.h"
+#include "base/trace.h"
 
 #define EMU_MAX_CTX 64
 #define EMU_MAX_PD 1024
@@ -260,22 +261,5 @@ extern struct emu_dev emu_dev;
 	atomic_store_explicit(&emu_dev.ctr.field, \
 		atomic_load_explicit(&emu_dev.ctr.field, memory_order_relaxed) + 1, \
 		memory_order_relaxed)
-
-/* trace.c */
-void emu_trace(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-#define EMU_TRACE(...) do { if (emu_cfg.debug) emu_trace(__VA_ARGS__); } while (0)
-
-/* engine.c */
-int emu_engine_start(void);
-void emu_engine_kick(void);
-void emu_rebuild_active(void);
-uint64_t emu_now_ns(void);
-
-/* uverbs.c */
-ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len);
-
-/* interpose.c */
-ssize_t emu_real_write(int fd, const void *buf, size_t len);
-int emu_real_close(int fd);
 
 #endif

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "objects.h"
+#include "cmd/cmd.h"
+#include "adapter/engine.h"
+#include "adapter/objects.h"
 
 static uint32_t pow2_roundup(uint32_t x)
 {

@@ -2,13 +2,12 @@
 /* The exported control API (mlx4emu_ctl.h). */
 #include <errno.h>
 
-#include "emu.h"
+#include "adapter/adapter.h"
+#include "adapter/engine.h"
 #include "mlx4emu_ctl.h"
-#include "objects.h"
+#include "adapter/objects.h"
 
 #define EXPORT __attribute__((visibility("default")))
-
-int emu_engine_wait_idle(unsigned timeout_ms);
 
 EXPORT int mlx4emu_pause(void)
 {

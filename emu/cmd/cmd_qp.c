@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "objects.h"
-#include "qp_state.h"
+#include "cmd/cmd.h"
+#include "adapter/engine.h"
+#include "adapter/events.h"
+#include "adapter/objects.h"
+#include "cmd/qp_state.h"
 
 static uint32_t pow2_roundup(uint32_t x)
 {
@@ -37,17 +39,6 @@ struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h)
 	struct emu_qp *qp = emu_qp_by_qpn(h);
 
 	return qp && qp->ctx == ctx && !qp->is_wq ? qp : NULL;
-}
-
-/* QPs and WQs in use, against the configured max_qp. */
-uint32_t emu_qps_in_use(void)
-{
-	uint32_t n = 0;
-
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
-		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used)
-			n++;
-	return n;
 }
 
 static struct emu_qp *qp_alloc(void)

@@ -26,15 +26,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emu.h"
-#include "sysfs.h"
+#include "adapter/adapter.h"
+#include "base/fdtab.h"
+#include "base/libc.h"
+#include "cmd/cmd.h"
+#include "os/sysfs.h"
 
-#define EMU_FD_MAX 65536
 #define EXPORT __attribute__((visibility("default")))
-
-/* fd -> context + 1 (0 = not a device fd); fd -> channel + 1 for channels */
-static _Atomic uint16_t fd_ctx[EMU_FD_MAX];
-static _Atomic uint16_t fd_channel[EMU_FD_MAX];
 
 static int (*real_open)(const char *, int, ...);
 static int (*real_open64)(const char *, int, ...);
@@ -43,25 +41,11 @@ static int (*real_openat64)(int, const char *, int, ...);
 static int (*real_stat)(const char *, struct stat *);
 static int (*real_stat64)(const char *, struct stat64 *);
 static int (*real_ioctl)(int, unsigned long, ...);
-static ssize_t (*real_write)(int, const void *, size_t);
-static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
-static int (*real_close)(int);
 static int (*real_socket)(int, int, int);
 
-static void *next_sym(const char *name)
-{
-	void *p = dlsym(RTLD_NEXT, name);
-
-	if (!p) {
-		fprintf(stderr, "mlx4emu: cannot resolve %s\n", name);
-		abort();
-	}
-	return p;
-}
-
 #define RESOLVE(var, name) \
-	do { if (!(var)) *(void **)&(var) = next_sym(name); } while (0)
+	do { if (!(var)) *(void **)&(var) = emu_next_symbol(name); } while (0)
 
 static bool is_cdev_path(const char *path)
 {
@@ -92,7 +76,7 @@ static int emu_open_device(int flags)
 		c->cmd_fd = fd;
 		c->async_rd = c->async_wr = -1;
 		c->page_fd = -1;
-		atomic_store(&fd_ctx[fd], (uint16_t)(i + 1));
+		emu_fd_set_ctx(fd, i);
 		pthread_mutex_unlock(&emu_dev.lock);
 		EMU_TRACE("open %s -> fd %d (context %d)", EMU_CDEV_PATH, fd, i);
 		return fd;
@@ -105,18 +89,9 @@ static int emu_open_device(int flags)
 
 static struct emu_ctx *ctx_of_fd(int fd)
 {
-	unsigned idx;
+	int idx = emu_fd_ctx(fd);
 
-	if (fd < 0 || fd >= EMU_FD_MAX)
-		return NULL;
-	idx = atomic_load_explicit(&fd_ctx[fd], memory_order_acquire);
-	return idx ? &emu_dev.ctx[idx - 1] : NULL;
-}
-
-void emu_fd_register_channel(int fd, int channel)
-{
-	if (fd >= 0 && fd < EMU_FD_MAX)
-		atomic_store(&fd_channel[fd], (uint16_t)(channel + 1));
+	return idx >= 0 ? &emu_dev.ctx[idx] : NULL;
 }
 
 /* The mode argument exists only when the flags create a file. */
@@ -228,12 +203,6 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	return real_ioctl(fd, request, arg);
 }
 
-ssize_t emu_real_write(int fd, const void *buf, size_t len)
-{
-	RESOLVE(real_write, "write");
-	return real_write(fd, buf, len);
-}
-
 EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
 	struct emu_ctx *ctx = ctx_of_fd(fd);
@@ -263,8 +232,7 @@ static int ctx_pages(struct emu_ctx *ctx, long page)
 		ctx->page_fd = -1;
 		return -1;
 	}
-	RESOLVE(real_mmap, "mmap");
-	p = real_mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE, MAP_SHARED,
+	p = emu_real_mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE, MAP_SHARED,
 		      ctx->page_fd, 0);
 	if (p == MAP_FAILED) {
 		emu_real_close(ctx->page_fd);
@@ -293,8 +261,7 @@ static void *device_mmap(struct emu_ctx *ctx, size_t len, int prot, off_t off)
 	pthread_mutex_lock(&emu_dev.lock);
 	err = ctx_pages(ctx, page);
 	if (!err) {
-		RESOLVE(real_mmap, "mmap");
-		p = real_mmap(NULL, len, prot | PROT_READ, MAP_SHARED, ctx->page_fd, off);
+		p = emu_real_mmap(NULL, len, prot | PROT_READ, MAP_SHARED, ctx->page_fd, off);
 	}
 	pthread_mutex_unlock(&emu_dev.lock);
 	EMU_TRACE("mmap fd %d offset %ld -> %p (%s)", ctx->cmd_fd, (long)off, p,
@@ -308,8 +275,7 @@ EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off
 
 	if (ctx)
 		return device_mmap(ctx, len, prot, off);
-	RESOLVE(real_mmap, "mmap");
-	return real_mmap(addr, len, prot, flags, fd, off);
+	return emu_real_mmap(addr, len, prot, flags, fd, off);
 }
 
 EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t off)
@@ -322,28 +288,17 @@ EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t
 	return real_mmap64(addr, len, prot, flags, fd, off);
 }
 
-int emu_real_close(int fd)
-{
-	RESOLVE(real_close, "close");
-	return real_close(fd);
-}
-
-void emu_ctx_release(struct emu_ctx *ctx);
-void emu_channel_release(int channel);
-
 EXPORT int close(int fd)
 {
-	if (fd >= 0 && fd < EMU_FD_MAX) {
-		unsigned idx = atomic_exchange(&fd_ctx[fd], 0);
-		unsigned ch = atomic_exchange(&fd_channel[fd], 0);
+	int ctx, channel;
 
-		if (idx) {
-			EMU_TRACE("close device fd %d", fd);
-			emu_ctx_release(&emu_dev.ctx[idx - 1]);
-		}
-		if (ch)
-			emu_channel_release((int)ch - 1);
+	emu_fd_forget(fd, &ctx, &channel);
+	if (ctx >= 0) {
+		EMU_TRACE("close device fd %d", fd);
+		emu_ctx_release(&emu_dev.ctx[ctx]);
 	}
+	if (channel >= 0)
+		emu_channel_release(channel);
 	return emu_real_close(fd);
 }
 

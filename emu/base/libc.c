@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+#include "base/libc.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static ssize_t (*next_write)(int, const void *, size_t);
+static int (*next_close)(int);
+static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
+
+void *emu_next_symbol(const char *name)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+
+	if (!p) {
+		fprintf(stderr, "mlx4emu: cannot resolve %s\n", name);
+		abort();
+	}
+	return p;
+}
+
+ssize_t emu_real_write(int fd, const void *buf, size_t len)
+{
+	if (!next_write)
+		*(void **)&next_write = emu_next_symbol("write");
+	return next_write(fd, buf, len);
+}
+
+int emu_real_close(int fd)
+{
+	if (!next_close)
+		*(void **)&next_close = emu_next_symbol("close");
+	return next_close(fd);
+}
+
+void *emu_real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (!next_mmap)
+		*(void **)&next_mmap = emu_next_symbol("mmap");
+	return next_mmap(addr, len, prot, flags, fd, off);
+}
