@@ -220,11 +220,9 @@ struct emu_dev {
 	atomic_bool stop;
 	atomic_bool paused;
 	atomic_uint_fast64_t kick;	/* bumped to wake the engine */
-	pthread_mutex_t sleep_lock;
-	pthread_cond_t sleep_cond;
-	atomic_uint_fast64_t idle_passes; /* consecutive passes with no work */
+	atomic_bool sleeping;	/* the engine waits in poll(): kicks write wake_fd */
+	int wake_fd;		/* eventfd */
 	atomic_uint_fast64_t pass_seq;
-	atomic_bool busy_hint;	/* work pending that passes may not show */
 
 	struct emu_ctx ctx[EMU_MAX_CTX];
 	struct emu_channel channels[EMU_MAX_CTX * 16];

@@ -5,9 +5,29 @@
 
 #include <stdint.h>
 
+/*
+ * A part of the device with work of its own (frames arriving on a socket,
+ * timers): on every pass the engine calls poll(arg, now_ns) with
+ * emu_dev.lock held, which returns the work it did (0 for none); when
+ * idle, the engine sleeps until fd is readable (fd -1: never) or until
+ * the time deadline(arg) returns (CLOCK_MONOTONIC ns; UINT64_MAX or a NULL
+ * deadline: none).  poll must not block.
+ */
+struct emu_engine_source {
+	int fd;
+	int (*poll)(void *arg, uint64_t now_ns);
+	uint64_t (*deadline)(void *arg);
+	void *arg;
+};
+
+/* Registers a source (emu_dev.lock held); 0, EINVAL, or ENOSPC. */
+int emu_engine_add_source(const struct emu_engine_source *src);
+/* Removes the source registered with this arg (emu_dev.lock held). */
+void emu_engine_remove_source(void *arg);
+
 /* Starts the engine thread once per process; 0 or an errno. */
 int emu_engine_start(void);
-/* Wakes the engine from an idle wait. */
+/* Wakes the engine from an idle wait; async-signal-safe. */
 void emu_engine_kick(void);
 /* Recomputes the queues and CQs the engine serves (emu_dev.lock held). */
 void emu_rebuild_active(void);
