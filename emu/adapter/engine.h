@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+struct emu_qp;
+
 /*
  * A part of the device with work of its own (frames arriving on a socket,
  * timers): on every pass the engine calls poll(arg, now_ns) with
@@ -24,6 +26,13 @@ struct emu_engine_source {
 int emu_engine_add_source(const struct emu_engine_source *src);
 /* Removes the source registered with this arg (emu_dev.lock held). */
 void emu_engine_remove_source(void *arg);
+
+/*
+ * Tells the engine that the QP has work outside its rings' owner bits (a
+ * response or ACK arrived, a timer fired, a doorbell was rung); called
+ * with emu_dev.lock held.  The engine serves it on its next pass.
+ */
+void emu_qp_schedule(struct emu_qp *qp);
 
 /* Starts the engine thread once per process; 0 or an errno. */
 int emu_engine_start(void);
