@@ -50,6 +50,9 @@ struct mlx4emu_counters {
 	uint64_t rnr_naks;	/* RNR NAKs (each retry counts) */
 	uint64_t packets;	/* Ethernet frames delivered to raw QPs */
 	uint64_t engine_passes;	/* scans of all queues */
+	uint64_t mtu_drops;	/* frames a receiving port dropped as longer
+				 * than its MTU + 18 (header and one tag) */
+	uint64_t link_down_drops; /* frames sent while a link was down */
 };
 
 /* Stops the engine after its current pass; returns 0. Nests: no. */

@@ -3,7 +3,10 @@
  * Raw Ethernet between the raw packet QPs of the process.
  *
  * Delivery rule (a simplification of the port's flow steering): a frame
- * sent on port P reaches every other raw packet QP on port P in RTR or RTS
+ * sent on port P goes to port P itself, or to the other port when the two
+ * are cabled to each other; nowhere while either link is down; and is
+ * dropped by a receiving port whose MTU it exceeds.  It reaches every
+ * other raw packet QP of that port in RTR or RTS
  * that either has flow rules of which one matches (an Ethernet rule on the
  * destination MAC under its mask; a rule without an Ethernet spec, an
  * all-default or sniffer rule matches everything; a multicast-default rule
@@ -23,6 +26,7 @@
 #include "adapter/abi.h"
 #include "adapter/cq.h"
 #include "adapter/objects.h"
+#include "adapter/port.h"
 #include "adapter/wqe.h"
 
 #define FRAME_MAX (65536 + 256)
@@ -310,8 +314,10 @@ static void deliver_to(struct emu_qp *rx, const uint8_t *f, uint32_t len,
 	struct emu_cqe c;
 	int syn;
 
-	if (!emu_rq_take(rx, &w))
+	if (!emu_rq_take(rx, &w)) {
+		EMU_TRACE("DBG no rwqe on 0x%x ci %u", rx->qpn, rx->rq_ci);
 		return;
+	}
 	emu_gather_add(&g, f, len);
 	syn = emu_scatter(&w, &g);
 	if (syn) {
@@ -326,21 +332,33 @@ static void deliver_to(struct emu_qp *rx, const uint8_t *f, uint32_t len,
 	c.byte_cnt = htobe32(len);
 	c.wqe_index = htobe16(w.wqe_index);
 	emu_cqe_write(w.cq, &c, 0x01, false);
+	EMU_TRACE("DBG cqe cq %u pi %u ci %u wqe %u", w.cq->cqn, w.cq->pi, be32toh(*w.cq->ci_db), w.wqe_index);
 	EMU_CTR_INC(packets);
 }
 
 static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 {
+	unsigned port = emu_port_peer(tx->port);
 	uint32_t status;
 
 	if (len < 14)
 		return;
+	if (!emu_port_link_up(tx->port) || !emu_port_link_up(port)) {
+		emu_port_count_link_down(tx->port);
+		return;
+	}
+	/* the MAC's frame limit: MTU + header + one VLAN tag (FCS not counted) */
+	if (len > emu_port_mtu(port) + 18) {
+		emu_port_count_oversize(port);
+		return;
+	}
 	status = rx_status(f, len);
+	EMU_TRACE("DBG deliver from 0x%x", tx->qpn);
 	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
 		struct emu_qp *rx = emu_dev.qp_tab[i];
 
 		if (!rx || !rx->used || rx == tx || rx->is_wq || rx->type != EMU_QPT_RAW ||
-		    rx->port != tx->port || (rx->state != EMU_QPS_RTR &&
+		    rx->port != port || (rx->state != EMU_QPS_RTR &&
 					     rx->state != EMU_QPS_RTS) ||
 		    !flow_match(rx, f))
 			continue;

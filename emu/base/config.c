@@ -121,6 +121,66 @@ static int parse_macs(void)
 	return 0;
 }
 
+/* MLX4EMU_PCI_ADDR: domain:bus:device.function, written back normalised. */
+static int parse_pci_addr(unsigned *bus, unsigned *slot, unsigned *fn)
+{
+	const char *v = getenv("MLX4EMU_PCI_ADDR");
+	unsigned dom = 0;
+	int n = 0;
+
+	*bus = 3;
+	*slot = 0;
+	*fn = 0;
+	if (v && *v &&
+	    (sscanf(v, "%x:%x:%x.%x%n", &dom, bus, slot, fn, &n) != 4 || v[n] ||
+	     dom > 0xffff || *bus > 0xff || *slot > 0x1f || *fn > 7)) {
+		fprintf(stderr, "mlx4emu: MLX4EMU_PCI_ADDR=%s is not dddd:bb:dd.f\n", v);
+		return -1;
+	}
+	snprintf(emu_cfg.pci_addr, sizeof(emu_cfg.pci_addr), "%04x:%02x:%02x.%x",
+		 dom, *bus, *slot, *fn);
+	return 0;
+}
+
+/*
+ * MLX4EMU_IFNAME: one name per port.  The default is the name udev's
+ * path policy gives an mlx4_en port: en + p<bus> s<slot> [f<function>],
+ * and d<dev_port> for the second port.
+ */
+static int parse_ifnames(unsigned bus, unsigned slot, unsigned fn)
+{
+	const char *v = getenv("MLX4EMU_IFNAME");
+	char buf[64], fpart[4] = "";
+	char *save = NULL, *tok;
+	unsigned i = 0;
+
+	if (fn)
+		snprintf(fpart, sizeof(fpart), "f%u", (uint8_t)(fn & 7));
+	/* at most "enp255s31f7d1": bus, slot and function are range-checked */
+	snprintf(emu_cfg.ifname[0], sizeof(emu_cfg.ifname[0]), "enp%us%u%s",
+		 (uint8_t)bus, (uint8_t)(slot & 31), fpart);
+	snprintf(emu_cfg.ifname[1], sizeof(emu_cfg.ifname[1]), "enp%us%u%sd1",
+		 (uint8_t)bus, (uint8_t)(slot & 31), fpart);
+	if (!v || !*v)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
+	     tok = strtok_r(NULL, ",", &save), i++) {
+		if (strlen(tok) >= sizeof(emu_cfg.ifname[i]) || strchr(tok, '/') ||
+		    !strcmp(tok, ".") || !strcmp(tok, "..")) {
+			fprintf(stderr, "mlx4emu: MLX4EMU_IFNAME: bad name '%s'\n", tok);
+			return -1;
+		}
+		snprintf(emu_cfg.ifname[i], sizeof(emu_cfg.ifname[i]), "%s", tok);
+	}
+	if (!strcmp(emu_cfg.ifname[0], emu_cfg.ifname[1])) {
+		fprintf(stderr, "mlx4emu: MLX4EMU_IFNAME: both ports named '%s'\n",
+			emu_cfg.ifname[0]);
+		return -1;
+	}
+	return 0;
+}
+
 /* "N[:syndrome][:qpn]" */
 static int parse_fault(const char *name, uint64_t *n, uint8_t *syndrome,
 		       uint32_t *id, bool with_syndrome)
@@ -195,6 +255,23 @@ int emu_config_load(void)
 	err |= parse_uint("MLX4EMU_RNR_TIMER_CAP_US", 0, 1000000, 1000, &x);
 	emu_cfg.rnr_cap_us = (unsigned)x;
 	err |= parse_bool("MLX4EMU_DEBUG", false, &emu_cfg.debug);
+	{
+		unsigned bus, slot, fn;
+
+		if (parse_pci_addr(&bus, &slot, &fn))
+			err = -1;
+		else
+			err |= parse_ifnames(bus, slot, fn);
+	}
+	err |= parse_uint("MLX4EMU_LINK_SPEED", 10, 100000, 40000, &x);
+	emu_cfg.link_speed = (unsigned)x;
+	err |= parse_bool("MLX4EMU_CROSS_CABLE", false, &emu_cfg.cross_cable);
+	if (emu_cfg.cross_cable &&
+	    (emu_cfg.ports != 2 || emu_cfg.link_layer[0] != EMU_LL_ETH ||
+	     emu_cfg.link_layer[1] != EMU_LL_ETH)) {
+		fprintf(stderr, "mlx4emu: MLX4EMU_CROSS_CABLE needs two Ethernet ports\n");
+		err = -1;
+	}
 	err |= parse_fault("MLX4EMU_FAULT_CQE", &emu_cfg.fault_cqe_n,
 			   &emu_cfg.fault_cqe_syndrome, &emu_cfg.fault_cqe_qpn, true);
 	err |= parse_fault("MLX4EMU_FAULT_QP_ERR", &emu_cfg.fault_err_n, &dummy,

@@ -23,6 +23,11 @@ struct emu_config {
 	unsigned max_srq_wr;
 	unsigned rnr_cap_us;		/* upper bound of one RNR wait */
 	bool debug;
+	/* the PCI function and the network interfaces of Ethernet ports */
+	char pci_addr[16];		/* "dddd:bb:dd.f", lower-case hex */
+	char ifname[2][16];		/* per port, IFNAMSIZ with the NUL */
+	unsigned link_speed;		/* Mb/s reported by ethtool */
+	bool cross_cable;		/* port 1 cabled to port 2 */
 	/* fault injection (0 = off) */
 	uint64_t fault_cqe_n;
 	uint8_t fault_cqe_syndrome;

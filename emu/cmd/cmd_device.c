@@ -13,6 +13,7 @@
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/objects.h"
+#include "adapter/port.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "cmd/cmd.h"
@@ -163,6 +164,20 @@ int emu_cmd_query_device_ex(struct emu_cmd *c)
 	return emu_put_drv_resp(c, &drv, sizeof(drv));
 }
 
+/*
+ * The RoCE path MTU of an Ethernet MTU, as mlx4_ib's iboe_get_mtu: the
+ * largest IB MTU that fits once the GRH, BTH, the largest extension
+ * headers (XRC, AtomicETH) and the ICRC are taken off (256 at least).
+ */
+static uint8_t roce_mtu(uint32_t eth_mtu)
+{
+	uint32_t headers = 40 + 12 + 4 + 28 + 4;
+	uint32_t room = eth_mtu > headers ? eth_mtu - headers : 0;
+
+	return room >= 4096 ? IBV_MTU_4096 : room >= 2048 ? IBV_MTU_2048 :
+	       room >= 1024 ? IBV_MTU_1024 : room >= 512 ? IBV_MTU_512 : IBV_MTU_256;
+}
+
 int emu_cmd_query_port(struct emu_cmd *c)
 {
 	const struct ib_uverbs_query_port *q = c->in;
@@ -180,14 +195,15 @@ int emu_cmd_query_port(struct emu_cmd *c)
 	r.pkey_tbl_len = EMU_PKEY_TBL_LEN;
 	r.lid = eth ? 0 : (uint16_t)p;
 	r.sm_lid = eth ? 0 : 1;
-	r.state = IBV_PORT_ACTIVE;
+	r.state = emu_port_link_up(p) ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
 	r.max_mtu = IBV_MTU_4096;
-	r.active_mtu = eth ? IBV_MTU_1024 : IBV_MTU_4096;
+	r.active_mtu = eth ? roce_mtu(emu_port_mtu(p)) : IBV_MTU_4096;
 	r.max_vl_num = eth ? 1 : 4;
 	r.subnet_timeout = eth ? 0 : 18;
 	r.active_width = 2;	/* 4X */
 	r.active_speed = eth ? 4 : 16;	/* QDR / FDR */
-	r.phys_state = 5;	/* LinkUp */
+	/* LinkUp, or Polling while up without a link, or Disabled */
+	r.phys_state = emu_port_link_up(p) ? 5 : emu_port_admin_up(p) ? 2 : 3;
 	r.link_layer = eth ? IBV_LINK_LAYER_ETHERNET : IBV_LINK_LAYER_INFINIBAND;
 	return emu_put_resp(c, &r, sizeof(r));
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 
 #include "adapter/adapter.h"
+#include "adapter/port.h"
 #include "adapter/engine.h"
 #include "mlx4emu_ctl.h"
 #include "adapter/objects.h"
@@ -117,6 +118,8 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 	out->rnr_naks = atomic_load(&emu_dev.ctr.rnr_naks);
 	out->packets = atomic_load(&emu_dev.ctr.packets);
 	out->engine_passes = atomic_load(&emu_dev.ctr.passes);
+	out->mtu_drops = emu_port_oversize_drops(1) + emu_port_oversize_drops(2);
+	out->link_down_drops = emu_port_link_down_drops(1) + emu_port_link_down_drops(2);
 	return 0;
 }
 

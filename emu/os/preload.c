@@ -30,7 +30,11 @@
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "cmd/cmd.h"
+#include "adapter/port.h"
+#include "os/netif.h"
+#include "os/netif_ioctl.h"
 #include "os/sysfs.h"
+#include "os/sysfs_pci.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -199,6 +203,12 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 		errno = ENOTTY;
 		return -1;
 	}
+	{
+		int ret;
+
+		if (emu_netif_ioctl(fd, request, arg, &ret))
+			return ret;
+	}
 	RESOLVE(real_ioctl, "ioctl");
 	return real_ioctl(fd, request, arg);
 }
@@ -327,7 +337,13 @@ __attribute__((constructor)) static void emu_init(void)
 		return;
 	}
 	sysfs_owner = getpid();
+	emu_ports_init();
+	if (emu_netif_create())
+		fprintf(stderr, "mlx4emu: cannot create the network interfaces: %s\n",
+			strerror(errno));
 	setenv("SYSFS_PATH", emu_sysfs_root(), 1);
+	/* DPDK's PCI bus scan (rte_pci_get_sysfs_path) */
+	setenv("SYSFS_PCI_DEVICES", emu_sysfs_pci_devices(), 1);
 	EMU_TRACE("device %s (0x%04x), %u port(s), sysfs at %s", EMU_IBDEV_NAME,
 		  emu_cfg.device_id, emu_cfg.ports, emu_sysfs_root());
 }

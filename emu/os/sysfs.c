@@ -20,11 +20,26 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "os/sysfs_pci.h"
 
 static char sysfs_root[256];
 
 static int put_file(const char *content, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Creates every missing directory of path below the root. */
+static int make_parents(char *path)
+{
+	for (char *p = path + strlen(sysfs_root) + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
 
 /* Creates every missing directory of root/rel and writes content to it. */
 static int put_file(const char *content, const char *fmt, ...)
@@ -37,14 +52,8 @@ static int put_file(const char *content, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(path + n, sizeof(path) - (size_t)n, fmt, ap);
 	va_end(ap);
-	for (char *p = path + strlen(sysfs_root) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
+	if (make_parents(path))
+		return -1;
 	f = fopen(path, "w");
 	if (!f)
 		return -1;
@@ -144,6 +153,8 @@ int emu_sysfs_create(void)
 		sysfs_root[0] = '\0';
 		return -1;
 	}
+	/* first: the class entries' device folders are links to it */
+	err |= emu_sysfs_pci_create();
 	err |= put_file("6", "class/infiniband_verbs/abi_version");
 	err |= put_file(EMU_IBDEV_NAME, "class/infiniband_verbs/uverbs0/ibdev");
 	err |= put_file(EMU_CDEV_MAJMIN, "class/infiniband_verbs/uverbs0/dev");
@@ -193,4 +204,19 @@ void emu_sysfs_remove(void)
 		return;
 	nftw(sysfs_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	sysfs_root[0] = '\0';
+}
+
+int emu_sysfs_put(const char *rel, const char *content)
+{
+	return put_file(content, "%s", rel);
+}
+
+int emu_sysfs_link(const char *rel, const char *target)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", sysfs_root, rel);
+	if (make_parents(path))
+		return -1;
+	return symlink(target, path);
 }

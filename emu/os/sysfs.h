@@ -12,5 +12,10 @@
 int emu_sysfs_create(void);
 const char *emu_sysfs_root(void);
 void emu_sysfs_remove(void);
+/* Writes content and a newline to root/rel, creating its directories. */
+int emu_sysfs_put(const char *rel, const char *content);
+/* Makes root/rel a symbolic link to target (relative to rel's folder),
+ * creating the folders of rel. */
+int emu_sysfs_link(const char *rel, const char *target);
 
 #endif
