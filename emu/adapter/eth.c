@@ -17,8 +17,9 @@
  *
  * Offloads: the IP and TCP/UDP checksum flags of the send WQE fill in the
  * checksums of the delivered copy; LSO cuts the payload into MSS-sized
- * TCP segments behind a copy of the header.  Receive CQEs carry the IPv4
- * and checksum status bits.
+ * TCP segments behind a copy of the header.  Receive CQEs carry the
+ * parser's status bits (IPv4/IPv6, fragment, IPv4 options, TCP/UDP, the
+ * checksum results) and, on a ConnectX-3 Pro, the VXLAN tunnel bits.
  */
 #include <endian.h>
 #include <string.h>
@@ -33,16 +34,38 @@
 
 static uint8_t frame[FRAME_MAX];
 
+/* CQE status word (big-endian 32 bits at byte 16 of the CQE): the
+ * ConnectX-3 parser's view of the frame, bit positions as DPDK's
+ * mlx4_prm.h and the kernel's mlx4/cq.h name them. */
 enum {
 	ST_TCP_UDP_CSUM_OK = 1 << 2,
+	ST_IPV6_FRAG = 1 << 12,
 	ST_IPV4 = 1 << 22,
+	ST_IPV4_FRAG = 1 << 23,
+	ST_IPV6 = 1 << 24,
+	ST_IPV4_OPTIONS = 1 << 25,
+	ST_TCP = 1 << 26,
+	ST_UDP = 1 << 27,
 	ST_IP_HDR_CSUM_OK = 1 << 28,
 };
+
+/* ConnectX-3 Pro: bits of the CQE's vlan_my_qpn word describing the outer
+ * headers of a VXLAN frame (the status word then describes the inner). */
+enum {
+	PI_TUNNEL_IPV4 = 1 << 25,
+	PI_TUNNEL_L4_CSUM_OK = 1 << 26,
+	PI_TUNNEL = 1 << 27,
+};
+#define PI_TUNNEL_IP_CSUM_OK (1u << 31)
+
+#define VXLAN_UDP_PORT 4789
 
 struct l3l4 {
 	uint32_t l3;		/* offset of the IP header, 0 = none */
 	uint32_t l4;		/* offset of the TCP/UDP header, 0 = none */
 	uint8_t ipver, proto;
+	bool frag;		/* IPv4 MF/offset, or an IPv6 fragment header */
+	bool options;		/* IPv4 header longer than 20 bytes */
 };
 
 /*
@@ -71,13 +94,17 @@ static void parse_at(const uint8_t *f, uint32_t len, uint32_t type_off,
 		p->l3 = off;
 		p->ipver = 4;
 		p->proto = f[off + 9];
-		if (ihl >= 20 && off + ihl <= len && !(ld_be16(f + off + 6) & 0x3fff))
+		p->frag = (ld_be16(f + off + 6) & 0x3fff) != 0;
+		p->options = ihl > 20;
+		if (ihl >= 20 && off + ihl <= len && !p->frag)
 			p->l4 = off + ihl;
 	} else if (type == 0x86dd && off + 40 <= len) {
 		p->l3 = off;
 		p->ipver = 6;
 		p->proto = f[off + 6];
-		p->l4 = off + 40;
+		p->frag = p->proto == 44;
+		if (!p->frag)
+			p->l4 = off + 40;
 	}
 	if (p->l4 && !((p->proto == 6 && p->l4 + 20 <= len) ||
 		       (p->proto == 17 && p->l4 + 8 <= len)))
@@ -167,9 +194,19 @@ static uint32_t status_parsed(const uint8_t *f, uint32_t len, const struct l3l4 
 
 	if (p.ipver == 4) {
 		st |= ST_IPV4;
+		if (p.frag)
+			st |= ST_IPV4_FRAG;
+		if (p.options)
+			st |= ST_IPV4_OPTIONS;
 		if (fold(sum16(f + p.l3, (f[p.l3] & 15) * 4u, 0)) == 0)
 			st |= ST_IP_HDR_CSUM_OK;
+	} else if (p.ipver == 6) {
+		st |= ST_IPV6;
+		if (p.frag)
+			st |= ST_IPV6_FRAG;
 	}
+	if (p.l4)
+		st |= p.proto == 6 ? ST_TCP : ST_UDP;
 	if (p.l4) {
 		uint32_t n = l4_len(f, len, &p);
 		uint32_t at = p.l4 + (p.proto == 6 ? 16 : 6);
@@ -189,12 +226,33 @@ static void fill_checksums(uint8_t *f, uint32_t len, bool ip, bool l4)
 	fill_parsed(f, len, &p, ip, l4);
 }
 
-static uint32_t rx_status(const uint8_t *f, uint32_t len)
+/*
+ * The status word, and in *pinfo the vlan_my_qpn flag bits: on a
+ * ConnectX-3 Pro a VXLAN frame (UDP port 4789, 8-byte VXLAN header, inner
+ * Ethernet frame) is described by its inner headers in the status word and
+ * by its outer ones in *pinfo.
+ */
+static uint32_t rx_status(const uint8_t *f, uint32_t len, uint32_t *pinfo)
 {
 	struct l3l4 p;
+	uint32_t outer, inner_off;
 
+	*pinfo = 0;
 	parse(f, len, &p);
-	return status_parsed(f, len, &p);
+	outer = status_parsed(f, len, &p);
+	inner_off = p.l4 + 8 + 8;
+	if (emu_cfg.device_id != 0x1007 || !p.l4 || p.proto != 17 ||
+	    ld_be16(f + p.l4 + 2) != VXLAN_UDP_PORT || inner_off + 14 > len)
+		return outer;
+	*pinfo = PI_TUNNEL;
+	if (outer & ST_IPV4)
+		*pinfo |= PI_TUNNEL_IPV4;
+	if (outer & ST_IP_HDR_CSUM_OK)
+		*pinfo |= PI_TUNNEL_IP_CSUM_OK;
+	if (outer & ST_TCP_UDP_CSUM_OK)
+		*pinfo |= PI_TUNNEL_L4_CSUM_OK;
+	parse(f + inner_off, len - inner_off, &p);
+	return status_parsed(f + inner_off, len - inner_off, &p);
 }
 
 void emu_ipoib_fill_checksums(uint8_t *msg, uint32_t len, bool ip, bool l4)
@@ -307,17 +365,15 @@ static bool flow_match(const struct emu_qp *qp, const uint8_t *dmac)
 }
 
 static void deliver_to(struct emu_qp *rx, const uint8_t *f, uint32_t len,
-		       uint32_t status, uint32_t hash)
+		       uint32_t status, uint32_t pinfo, uint32_t hash)
 {
 	struct emu_gather g = { 0 };
 	struct emu_rwqe w;
 	struct emu_cqe c;
 	int syn;
 
-	if (!emu_rq_take(rx, &w)) {
-		EMU_TRACE("DBG no rwqe on 0x%x ci %u", rx->qpn, rx->rq_ci);
+	if (!emu_rq_take(rx, &w))
 		return;
-	}
 	emu_gather_add(&g, f, len);
 	syn = emu_scatter(&w, &g);
 	if (syn) {
@@ -326,34 +382,35 @@ static void deliver_to(struct emu_qp *rx, const uint8_t *f, uint32_t len,
 		return;
 	}
 	memset(&c, 0, sizeof(c));
-	c.vlan_my_qpn = htobe32(rx->qpn);
+	c.vlan_my_qpn = htobe32(rx->qpn | pinfo);
 	c.immed_rss_invalid = htobe32(hash);
 	c.status = htobe32(status);
 	c.byte_cnt = htobe32(len);
 	c.wqe_index = htobe16(w.wqe_index);
 	emu_cqe_write(w.cq, &c, 0x01, false);
-	EMU_TRACE("DBG cqe cq %u pi %u ci %u wqe %u", w.cq->cqn, w.cq->pi, be32toh(*w.cq->ci_db), w.wqe_index);
 	EMU_CTR_INC(packets);
 }
 
 static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 {
 	unsigned port = emu_port_peer(tx->port);
-	uint32_t status;
+	uint32_t status, pinfo;
 
 	if (len < 14)
 		return;
 	if (!emu_port_link_up(tx->port) || !emu_port_link_up(port)) {
 		emu_port_count_link_down(tx->port);
+		EMU_TRACE("port %u: frame of QPN 0x%x lost, link down", tx->port, tx->qpn);
 		return;
 	}
 	/* the MAC's frame limit: MTU + header + one VLAN tag (FCS not counted) */
 	if (len > emu_port_mtu(port) + 18) {
 		emu_port_count_oversize(port);
+		EMU_TRACE("port %u: %u-byte frame dropped, MTU %u", port, len,
+			  emu_port_mtu(port));
 		return;
 	}
-	status = rx_status(f, len);
-	EMU_TRACE("DBG deliver from 0x%x", tx->qpn);
+	status = rx_status(f, len, &pinfo);
 	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
 		struct emu_qp *rx = emu_dev.qp_tab[i];
 
@@ -368,9 +425,9 @@ static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 			struct emu_qp *wq = emu_qp_by_qpn(rx->ind->wqn[hash & (size - 1)]);
 
 			if (wq && wq->is_wq && wq->state == EMU_QPS_RTR)
-				deliver_to(wq, f, len, status, hash);
+				deliver_to(wq, f, len, status, pinfo, hash);
 		} else {
-			deliver_to(rx, f, len, status, 0);
+			deliver_to(rx, f, len, status, pinfo, 0);
 		}
 	}
 }

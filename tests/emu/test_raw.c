@@ -131,6 +131,7 @@ struct raw {
 	struct emu_env e;
 	struct emu_qp a, b;
 	uint8_t mac[6];
+	uint32_t received;	/* CQEs on b's receive CQ (rx_cqe_status) */
 };
 
 static int setup(void **state)
@@ -518,6 +519,175 @@ static void test_no_vlan_from_blueflame_leftovers(void **state)
 	emu_qp_destroy(&rx);
 }
 
+
+/* CQE status bits (big-endian word at byte 16 of the CQE), as DPDK's
+ * mlx4_prm.h and the kernel's mlx4/cq.h place them. */
+#define ST_L4_OK (1u << 2)
+#define ST_IPV6F (1u << 12)
+#define ST_IPV4 (1u << 22)
+#define ST_IPV4F (1u << 23)
+#define ST_IPV6 (1u << 24)
+#define ST_IPV4OPT (1u << 25)
+#define ST_TCP (1u << 26)
+#define ST_UDP (1u << 27)
+#define ST_IPOK (1u << 28)
+/* ConnectX-3 Pro tunnel bits in the word at byte 0 (above the QPN) */
+#define PI_TUNNEL_IPV4 (1u << 25)
+#define PI_TUNNEL_L4_OK (1u << 26)
+#define PI_TUNNEL (1u << 27)
+#define PI_TUNNEL_IPOK (1u << 31)
+
+/* Receives the frame in a.buf on b and returns the CQE's status word and,
+ * in *pinfo, its first word's bits above the QPN. */
+static uint32_t rx_cqe_status(struct raw *r, size_t len, uint32_t *pinfo)
+{
+	struct mlx4dv_cq dc = { 0 };
+	struct mlx4dv_obj obj = { .cq = { .in = r->b.rcq, .out = &dc } };
+	const uint8_t *cqe;
+	uint32_t w0, st;
+	struct ibv_wc wc;
+
+	assert_int_equal(mlx4dv_init_obj(&obj, MLX4DV_OBJ_CQ), 0);
+	emu_post_recv(r->b.qp, 9, r->b.buf, 4096, r->b.mr->lkey);
+	send_frame(&r->a, len, 0);
+	wc = emu_poll_one(r->b.rcq, IBV_WC_SUCCESS);
+	assert_int_equal(wc.byte_len, len);
+	/* the CQE stays in the ring after the poll: index = CQEs seen - 1 */
+	cqe = (const uint8_t *)dc.buf.buf +
+	      (size_t)(r->received++ & (dc.cqe_cnt - 1)) * dc.cqe_size;
+	if (dc.cqe_size == 64)
+		cqe += 32;
+	memcpy(&w0, cqe, 4);
+	memcpy(&st, cqe + 16, 4);
+	w0 = be32toh(w0);
+	assert_int_equal(w0 & 0xffffff, r->b.qp->qp_num);
+	*pinfo = w0 & 0xff000000u;
+	return be32toh(st);
+}
+
+#define ST_PARSE_MASK (ST_IPV6F | ST_IPV4 | ST_IPV4F | ST_IPV6 | ST_IPV4OPT | \
+		       ST_TCP | ST_UDP | ST_IPOK | ST_L4_OK)
+
+/* Rewrites the IPv4 frame of build_frame as IPv6 (same L4 and payload). */
+static size_t to_ipv6(uint8_t *f, size_t len, uint8_t next_header)
+{
+	uint8_t l4[2048];
+	size_t l4len = len - 34;
+
+	memcpy(l4, f + 34, l4len);
+	f[12] = 0x86;
+	f[13] = 0xdd;
+	memset(f + 14, 0, 40);
+	f[14] = 0x60;
+	f[18] = (uint8_t)(l4len >> 8);
+	f[19] = (uint8_t)l4len;
+	f[20] = next_header;
+	f[21] = 64;
+	f[22] = 0xfe;
+	f[23] = 0x80;
+	f[37] = 1;
+	f[38] = 0xfe;
+	f[39] = 0x80;
+	f[53] = 2;
+	memcpy(f + 54, l4, l4len);
+	return len + 20;
+}
+
+static void test_rx_status_bits(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 10, 1, 0, 1 }, d[4] = { 10, 1, 0, 2 };
+	uint32_t pinfo;
+	size_t len;
+
+	len = build_frame(r->a.buf, r->mac, s, d, 7, 8, 17, 64, 1);
+	assert_int_equal(rx_cqe_status(r, len, &pinfo) & ST_PARSE_MASK,
+			 ST_IPV4 | ST_UDP | ST_IPOK | ST_L4_OK);
+	assert_int_equal(pinfo, 0);
+	len = build_frame(r->a.buf, r->mac, s, d, 7, 8, 6, 64, 1);
+	assert_int_equal(rx_cqe_status(r, len, &pinfo) & ST_PARSE_MASK,
+			 ST_IPV4 | ST_TCP | ST_IPOK | ST_L4_OK);
+	/* a bad TCP checksum: parsed, not OK */
+	r->a.buf[34 + 16] ^= 0xff;
+	assert_int_equal(rx_cqe_status(r, len, &pinfo) & ST_PARSE_MASK,
+			 ST_IPV4 | ST_TCP | ST_IPOK);
+	/* first fragment (MF): no L4 for the parser */
+	len = build_frame(r->a.buf, r->mac, s, d, 7, 8, 17, 64, 0);
+	r->a.buf[14 + 6] = 0x20;
+	{
+		uint16_t c;
+
+		c = csum(r->a.buf + 14, 20, 0);
+		r->a.buf[24] = (uint8_t)(c >> 8);
+		r->a.buf[25] = (uint8_t)c;
+	}
+	assert_int_equal(rx_cqe_status(r, len, &pinfo) & ST_PARSE_MASK,
+			 ST_IPV4 | ST_IPV4F | ST_IPOK);
+	/* IPv6 UDP, and an IPv6 fragment header */
+	len = to_ipv6(r->a.buf, build_frame(r->a.buf, r->mac, s, d, 7, 8, 17, 64, 0), 17);
+	assert_int_equal(rx_cqe_status(r, len, &pinfo) & (ST_PARSE_MASK & ~ST_L4_OK),
+			 ST_IPV6 | ST_UDP);
+	len = to_ipv6(r->a.buf, build_frame(r->a.buf, r->mac, s, d, 7, 8, 17, 64, 0), 44);
+	assert_int_equal(rx_cqe_status(r, len, &pinfo) & (ST_PARSE_MASK & ~ST_L4_OK),
+			 ST_IPV6 | ST_IPV6F);
+}
+
+/* IPv4 options: the header grows by 4 bytes of NOP options. */
+static void test_rx_status_ipv4_options(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 10, 1, 0, 1 }, d[4] = { 10, 1, 0, 2 };
+	size_t len = build_frame(r->a.buf, r->mac, s, d, 7, 8, 17, 64, 0);
+	uint8_t *ip = r->a.buf + 14;
+	uint32_t pinfo;
+	uint16_t c;
+
+	memmove(ip + 24, ip + 20, len - 34);
+	memset(ip + 20, 1, 4);
+	ip[0] = 0x46;
+	ip[3] = (uint8_t)(ip[3] + 4);
+	c = csum(ip, 24, 0);
+	ip[10] = (uint8_t)(c >> 8);
+	ip[11] = (uint8_t)c;
+	assert_int_equal(rx_cqe_status(r, len + 4, &pinfo) & (ST_IPV4 | ST_IPV4OPT | ST_UDP | ST_IPOK),
+			 ST_IPV4 | ST_IPV4OPT | ST_UDP | ST_IPOK);
+}
+
+/*
+ * VXLAN (outer IPv4/UDP to port 4789, VXLAN header, inner Ethernet/IPv4/
+ * TCP): on a ConnectX-3 Pro the first word carries the tunnel bits for the
+ * outer headers and the status word describes the inner ones; a
+ * ConnectX-3 describes the outer UDP packet only.
+ */
+static void test_rx_status_vxlan(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 10, 1, 0, 1 }, d[4] = { 10, 1, 0, 2 };
+	uint8_t inner[256];
+	size_t ilen = build_frame(inner, r->mac, d, s, 80, 81, 6, 32, 1);
+	size_t len = build_frame(r->a.buf, r->mac, s, d, 5000, 4789, 17, 8 + ilen, 0);
+	uint8_t *ip = r->a.buf + 14, *udp = r->a.buf + 34;
+	uint32_t st, pinfo;
+	uint16_t c;
+
+	memset(udp + 8, 0, 8);
+	udp[8] = 0x08;	/* VNI valid */
+	memcpy(udp + 16, inner, ilen);
+	c = csum(ip, 20, 0);
+	ip[10] = (uint8_t)(c >> 8);
+	ip[11] = (uint8_t)c;
+	/* outer UDP checksum 0: not computed, which counts as good */
+	st = rx_cqe_status(r, len, &pinfo);
+	if (r->e.dev_attr.vendor_part_id == 0x1007) {
+		assert_int_equal(pinfo, PI_TUNNEL | PI_TUNNEL_IPV4 | PI_TUNNEL_IPOK |
+					PI_TUNNEL_L4_OK);
+		assert_int_equal(st & ST_PARSE_MASK, ST_IPV4 | ST_TCP | ST_IPOK | ST_L4_OK);
+	} else {
+		assert_int_equal(pinfo, 0);
+		assert_int_equal(st & ST_PARSE_MASK, ST_IPV4 | ST_UDP | ST_IPOK | ST_L4_OK);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -529,6 +699,13 @@ int main(void)
 		cmocka_unit_test(test_vlan_insert),
 		cmocka_unit_test(test_no_vlan_from_blueflame_leftovers),
 	};
+	/* fresh QPs: the CQE index is counted from the first receive */
+	const struct CMUnitTest status_tests[] = {
+		cmocka_unit_test_setup_teardown(test_rx_status_bits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_status_ipv4_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_status_vxlan, setup, teardown),
+	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, teardown) |
+	       cmocka_run_group_tests(status_tests, NULL, NULL);
 }
