@@ -356,10 +356,28 @@ enum {
 };
 
 /*
- * The following constants exceed INT_MAX, which ISO C does not allow for
- * an enumerator; they are macros here with the same names, values and
- * type (a 4-byte unsigned int, as GCC types rdma-core's enumerators).
+ * Three enumerations of rdma-core hold a value above INT_MAX. C++ allows
+ * that, and there every enumerator of such an enumeration promotes to
+ * unsigned int (MLX4_INLINE_ALIGN - 1 is unsigned, so
+ * v & ~(MLX4_INLINE_ALIGN - 1) keeps the high half of a 64-bit v clear
+ * and equal to what rdma-core's header gives): C++ gets rdma-core's
+ * enumerations as they are. ISO C does not allow such an enumerator: in C
+ * the large values are macros of the same names, values and type (a
+ * 4-byte unsigned int, as GCC types rdma-core's enumerators) and their
+ * companions stay int enumerators, as under GCC with rdma-core's header.
+ * tests/abi checks both languages against the system header.
  */
+#ifdef __cplusplus
+enum {
+	MLX4_WQE_BIND_TYPE_2		= (1UL<<31),
+	MLX4_WQE_BIND_ZERO_BASED	= (1<<30),
+};
+
+enum {
+	MLX4_INLINE_SEG		= 1UL << 31,
+	MLX4_INLINE_ALIGN	= 64,
+};
+#else
 #define MLX4_WQE_BIND_TYPE_2		(1U << 31)
 enum {
 	MLX4_WQE_BIND_ZERO_BASED	= (1<<30),
@@ -369,16 +387,25 @@ enum {
 enum {
 	MLX4_INLINE_ALIGN	= 64,
 };
+#endif
 
 enum {
 	MLX4_INVALID_LKEY	= 0x100,
 };
 
+#ifdef __cplusplus
+enum {
+	MLX4_WQE_MW_REMOTE_READ   = 1 << 29,
+	MLX4_WQE_MW_REMOTE_WRITE  = 1 << 30,
+	MLX4_WQE_MW_ATOMIC        = 1UL << 31
+};
+#else
 enum {
 	MLX4_WQE_MW_REMOTE_READ   = 1 << 29,
 	MLX4_WQE_MW_REMOTE_WRITE  = 1 << 30,
 };
 #define MLX4_WQE_MW_ATOMIC		(1U << 31)
+#endif
 
 struct mlx4_wqe_local_inval_seg {
 	uint64_t		reserved1;
