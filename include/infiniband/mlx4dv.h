@@ -4485,6 +4485,146 @@ int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 }
 
 /*
+ * The software-owned CQE at cq->cons_index and the last byte it was
+ * judged by (owner bit sign-extended over bits 7..31, send bit and opcode
+ * in bits 0..6), or NULL when the device owns it. After a non-NULL
+ * return mlx4dv_barrier_from_device() has been issued, so the other
+ * fields may be read. The common head of the mlx4dv_cq_poll_* takes.
+ */
+static MLX4DV_ALWAYS_INLINE const struct mlx4_cqe *
+mlx4dv_cq_poll_head(const struct mlx4dv_cq_ring *cq, int32_t *last_out)
+{
+	uint32_t ci = cq->cons_index;
+	size_t size = cq->cqe_size;
+	const uint8_t *slot = cq->buf + (size_t)(ci & (cq->cqe_cnt - 1)) * size;
+	int32_t last = (int8_t)__atomic_load_n(slot + size - 1, __ATOMIC_RELAXED);
+
+	if (((uint32_t)(last >> 7) ^ ci) & cq->cqe_cnt)
+		return NULL;
+	mlx4dv_barrier_from_device();
+	*last_out = last;
+	return (const struct mlx4_cqe *)(slot + size - sizeof(struct mlx4_cqe));
+}
+
+/*
+ * 0 when the last byte of a CQE (as mlx4dv_cq_poll_head() gives it) is a
+ * good receive completion: the send bit clear and a receive opcode
+ * (RDMA_WRITE_IMM, SEND, SEND_IMM, SEND_INVAL: 0..3), one compare;
+ * else the negative errno of the mlx4dv_cq_poll_recv*() takes.
+ */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cq_recv_kind(int32_t last)
+{
+	uint32_t op = (uint32_t)last & (MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK);
+
+	if (MLX4DV_SQ_LIKELY(op <= MLX4_RECV_OPCODE_SEND_INVAL))
+		return 0;
+	return op == MLX4_CQE_OPCODE_ERROR ? -EIO : -EINVAL;
+}
+
+/*
+ * mlx4dv_cq_poll_recv - take the next completion of a CQ that carries the
+ * receive completions of one RQ (the RQ of a QP, or a receive WQ of an
+ * RSS QP): the receive twin of mlx4dv_cq_poll_send(), the lean form of
+ * mlx4dv_cq_next() + mlx4dv_cqe_is_error() + mlx4dv_rq_complete() +
+ * mlx4dv_cqe_byte_len() for the common case.
+ *
+ * wr_id:    out, may be NULL: the wr_id posted with the WQE (0 when
+ *           rq->wrid is NULL).
+ * byte_len: out, may be NULL: bytes received, host order (a UD receive
+ *           counts the 40-byte GRH room too, as ibv_wc.byte_len does).
+ * cqe:      out, may be NULL: the CQE taken, for the fields this call does
+ *           not decode (mlx4dv_cqe_opcode(), mlx4dv_cqe_imm_data(),
+ *           mlx4dv_cqe_wc_flags(), mlx4dv_cqe_src_qp(), ...); valid until
+ *           the next mlx4dv_cq_update_ci().
+ * The outputs are written only when 1 is returned.
+ *
+ * Returns 1 when a good receive CQE of rq->qpn was taken: cq->cons_index
+ * and rq->tail advanced by one (RQ completions come in posting order).
+ * The consumer-index record is NOT written: call mlx4dv_cq_update_ci()
+ * after one or more takes. Returns 0 when the CQ is empty. Returns a
+ * negative errno and consumes nothing, changes nothing, when the next
+ * CQE is software-owned but not a good receive of this RQ:
+ *  -EIO     an error CQE (flushes included): take it with
+ *           mlx4dv_cq_next() and account it with mlx4dv_rq_complete()
+ *           (or mlx4dv_sq_complete_cqe() for a send's);
+ *  -EINVAL  a send CQE, a CQE of another QPN, an opcode no receive has;
+ *  -ERANGE  no WQE of the RQ is outstanding (head == tail).
+ * Ordering as mlx4dv_cq_poll_send(): owner test, then
+ * mlx4dv_barrier_from_device(), then the other fields.
+ * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe.)
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
+			uint64_t *wr_id, uint32_t *byte_len,
+			const struct mlx4_cqe **cqe_out)
+{
+	int32_t last = 0;
+	const struct mlx4_cqe *cqe = mlx4dv_cq_poll_head(cq, &last);
+	uint32_t tail;
+	int err;
+
+	if (!cqe)
+		return 0;
+	err = mlx4dv_cq_recv_kind(last);
+	if (MLX4DV_SQ_UNLIKELY(err))
+		return err;
+	if (mlx4dv_cqe_qpn(cqe) != rq->qpn)
+		return -EINVAL;
+	tail = rq->tail;
+	if (MLX4DV_SQ_UNLIKELY(tail == rq->head))
+		return -ERANGE;
+	if (wr_id)
+		*wr_id = rq->wrid ? rq->wrid[tail & (rq->wqe_cnt - 1)] : 0;
+	if (byte_len)
+		*byte_len = mlx4dv_be32_to_cpu(cqe->byte_cnt);
+	if (cqe_out)
+		*cqe_out = cqe;
+	rq->tail = tail + 1;
+	cq->cons_index++;
+	return 1;
+}
+
+/*
+ * mlx4dv_cq_poll_srq_recv - mlx4dv_cq_poll_recv() for a CQ whose receive
+ * completions come from QPs that receive from one SRQ (XRC SRQs
+ * included): the CQE's wqe_index names the SRQ WQE, whose wr_id is
+ * returned and which goes back to the free list (mlx4dv_srq_release()).
+ * The QPN is the receiving QP's and is not checked: the CQ must carry
+ * only receives of QPs on this SRQ (and sends, which are refused).
+ * Returns 1, 0, or -EIO / -EINVAL (a send CQE, an opcode no receive has,
+ * a wqe_index that is the SRQ's tail) / -ERANGE (wqe_index >= wqe_cnt)
+ * with nothing consumed, as mlx4dv_cq_poll_recv(). Same outputs.
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq,
+			    struct mlx4dv_srq_ring *srq, uint64_t *wr_id,
+			    uint32_t *byte_len, const struct mlx4_cqe **cqe_out)
+{
+	int32_t last = 0;
+	const struct mlx4_cqe *cqe = mlx4dv_cq_poll_head(cq, &last);
+	uint32_t index;
+	int err;
+
+	if (!cqe)
+		return 0;
+	err = mlx4dv_cq_recv_kind(last);
+	if (MLX4DV_SQ_UNLIKELY(err))
+		return err;
+	index = mlx4dv_cqe_wqe_index(cqe);
+	err = mlx4dv_srq_release(srq, index);
+	if (MLX4DV_SQ_UNLIKELY(err))
+		return -err;
+	if (wr_id)
+		*wr_id = srq->wrid ? srq->wrid[index] : 0;
+	if (byte_len)
+		*byte_len = mlx4dv_be32_to_cpu(cqe->byte_cnt);
+	if (cqe_out)
+		*cqe_out = cqe;
+	cq->cons_index++;
+	return 1;
+}
+
+/*
  * One QP (or receive WQ, or XRC SRQ) whose completions a CQ carries, for
  * mlx4dv_cq_poll_wc().
  *
