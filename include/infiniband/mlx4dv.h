@@ -3355,6 +3355,40 @@ mlx4dv_sq_batch_turn(struct mlx4dv_sq_batch *b)
 	return b->wqe != b->stop;
 }
 
+/* The body of the batch posts: control bytes 4..15 from bf_qpn and
+ * srcrb_imm (the template's, or with a WQE's own flags added). */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t laddr,
+		      uint64_t raddr, uint64_t wr_id, __be32 bf_qpn,
+		      uint64_t srcrb_imm)
+{
+	__be64 la = mlx4dv_cpu_to_be64(laddr);
+	__be64 ra = mlx4dv_cpu_to_be64(raddr);
+	uint8_t *wqe;
+
+	if (MLX4DV_SQ_UNLIKELY(b->wqe == b->stop) && !mlx4dv_sq_batch_turn(b))
+		return ENOSPC;
+	wqe = b->wqe;
+	/* A send's gather entry (at 16) overwrites the remote address
+	 * words stored first: one store sequence for both shapes. */
+	memcpy(wqe + 4, &bf_qpn, 4);
+	memcpy(wqe + 8, &srcrb_imm, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + 16, &ra, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + 24, &b->rkey_rsvd, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + b->data_offset, &b->count_lkey, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + b->data_offset + 8, &la, 8);
+	if (b->wrid)
+		*b->wrid++ = wr_id;
+	mlx4dv_barrier_to_device();
+	((struct mlx4_wqe_ctrl_seg *)wqe)->owner_opcode = b->owner_opcode;
+	b->wqe = wqe + b->stride;
+	return 0;
+}
+
 /*
  * mlx4dv_sq_batch_post - write the next template WQE of the batch.
  *
@@ -3372,31 +3406,43 @@ static MLX4DV_ALWAYS_INLINE int
 mlx4dv_sq_batch_post(struct mlx4dv_sq_batch *b, uint64_t laddr,
 		     uint64_t raddr, uint64_t wr_id)
 {
-	__be64 la = mlx4dv_cpu_to_be64(laddr);
-	__be64 ra = mlx4dv_cpu_to_be64(raddr);
-	uint8_t *wqe;
+	return mlx4dv_sq_batch_write(b, laddr, raddr, wr_id, b->bf_qpn,
+				     b->srcrb_imm);
+}
 
-	if (MLX4DV_SQ_UNLIKELY(b->wqe == b->stop) && !mlx4dv_sq_batch_turn(b))
-		return ENOSPC;
-	wqe = b->wqe;
-	/* A send's gather entry (at 16) overwrites the remote address
-	 * words stored first: one store sequence for both shapes. */
-	memcpy(wqe + 4, &b->bf_qpn, 4);
-	memcpy(wqe + 8, &b->srcrb_imm, 8);
-	MLX4DV_SQ_STORE_GROUP();
-	memcpy(wqe + 16, &ra, 8);
-	MLX4DV_SQ_STORE_GROUP();
-	memcpy(wqe + 24, &b->rkey_rsvd, 8);
-	MLX4DV_SQ_STORE_GROUP();
-	memcpy(wqe + b->data_offset, &b->count_lkey, 8);
-	MLX4DV_SQ_STORE_GROUP();
-	memcpy(wqe + b->data_offset + 8, &la, 8);
-	if (b->wrid)
-		*b->wrid++ = wr_id;
-	mlx4dv_barrier_to_device();
-	((struct mlx4_wqe_ctrl_seg *)wqe)->owner_opcode = b->owner_opcode;
-	b->wqe = wqe + b->stride;
-	return 0;
+/* send_flags one WQE of a batch may add to its template's. */
+#define MLX4DV_SQ_BATCH_WQE_FLAGS \
+	((uint32_t)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_FENCE))
+
+/*
+ * mlx4dv_sq_batch_post_flags - mlx4dv_sq_batch_post() for a WQE that also
+ * asks for a completion, a solicited event or a fence, without a second
+ * template: send_flags is IBV_SEND_SIGNALED, IBV_SEND_SOLICITED and/or
+ * IBV_SEND_FENCE, added to the template's flags for this WQE only
+ * (control word 2 gets MLX4_WQE_CTRL_CQ_UPDATE / MLX4_WQE_CTRL_SOLICIT,
+ * control byte 7 the fence bit 0x40, exactly as the one-call posts store
+ * them; libmlx4 qp.c mlx4_post_send). Flags the template has already
+ * stay; none can be taken away. Typical use: an unsignalled template
+ * and IBV_SEND_SIGNALED on the last WQE of the batch, so one send CQE
+ * completes the whole batch (mlx4dv_cq_poll_send()).
+ * Returns 0; EINVAL (nothing written) for any other flag bit; ENOSPC as
+ * mlx4dv_sq_batch_post(). With constant send_flags the extra words are
+ * constants and the WQE costs what mlx4dv_sq_batch_post() costs.
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_batch_post_flags(struct mlx4dv_sq_batch *b, uint64_t laddr,
+			   uint64_t raddr, uint64_t wr_id,
+			   uint32_t send_flags)
+{
+	uint32_t srcrb = mlx4dv_send_srcrb_flags(send_flags &
+		(uint32_t)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED));
+	__be32 fence = mlx4dv_cpu_to_be32((send_flags & IBV_SEND_FENCE) ?
+					  (uint32_t)MLX4_WQE_CTRL_FENCE : 0);
+
+	if (MLX4DV_SQ_UNLIKELY(send_flags & ~MLX4DV_SQ_BATCH_WQE_FLAGS))
+		return EINVAL;
+	return mlx4dv_sq_batch_write(b, laddr, raddr, wr_id, b->bf_qpn | fence,
+		b->srcrb_imm | mlx4dv_be32_pair(mlx4dv_cpu_to_be32(srcrb), 0));
 }
 
 /*

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * The one-call takes on the software device: SENDs and SEND_WITH_IMMs
- * between RC QPs, received on an RQ through mlx4dv_cq_poll_recv() and on
- * an SRQ through mlx4dv_cq_poll_srq_recv(), sends completed with
- * mlx4dv_cq_poll_send(); wr_id, byte count, opcode and immediate of
- * every receive, and the payload, as sent.
+ * The lean operations on the software device. One-call takes: SENDs and
+ * SEND_WITH_IMMs between RC QPs, received on an RQ through
+ * mlx4dv_cq_poll_recv() and on an SRQ through mlx4dv_cq_poll_srq_recv(),
+ * sends completed with mlx4dv_cq_poll_send(); wr_id, byte count, opcode
+ * and immediate of every receive, and the payload, as sent. Template
+ * batches: an unsignalled batch whose last WQE alone asks for a
+ * completion (mlx4dv_sq_batch_post_flags()) completes as one.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
@@ -194,13 +196,62 @@ static void rq_error_is_not_taken(void **state)
 	pair_close(&p);
 }
 
+/* RDMA WRITEs from an unsignalled template, the last one signalled: one
+ * send CQE completes the batch, naming the last WQE; every write landed. */
+static void batch_signals_last_wqe(void **state)
+{
+	enum { N = 6, LEN = 64 };
+	struct mlx4dv_sq_wqe_template tp;
+	struct mlx4dv_sq_batch b;
+	struct ibv_mr *rmr;
+	uint8_t *remote;
+	uint64_t wr_id = 0;
+	struct pair p;
+	int ret = 0;
+
+	(void)state;
+	pair_open(&p, 0);
+	remote = calloc(1, N * LEN);
+	assert_non_null(remote);
+	rmr = ibv_reg_mr(p.d->pd, remote, N * LEN,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	assert_non_null(rmr);
+	for (int i = 0; i < N * LEN; i++)
+		p.mem[i] = (uint8_t)(i * 5 + 1);
+	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &p.t.sq,
+		IBV_WR_RDMA_WRITE, p.mr->lkey, LEN, rmr->rkey, 0, 0), 0);
+	assert_int_equal(mlx4dv_sq_batch_begin(&p.t.sq, &b, &tp, N), 0);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(mlx4dv_sq_batch_post_flags(&b,
+			(uintptr_t)(p.mem + i * LEN), (uintptr_t)(remote + i * LEN),
+			0x900 + (uint64_t)i, i == N - 1 ? IBV_SEND_SIGNALED : 0), 0);
+	assert_int_equal(mlx4dv_sq_batch_end(&p.t.sq, &b), N);
+	mlx4dv_sq_ring_doorbell(&p.t.sq);
+	for (long n = 0; n < SPIN_LIMIT && !ret; n++) {
+		ret = mlx4dv_cq_poll_send(&p.t.send_cq, &p.t.sq, &wr_id);
+		if (!ret)
+			sched_yield();
+	}
+	assert_int_equal(ret, 1);
+	assert_int_equal(wr_id, 0x900 + N - 1);
+	assert_int_equal(p.t.sq.tail, p.t.sq.head);
+	mlx4dv_cq_update_ci(&p.t.send_cq);
+	assert_memory_equal(remote, p.mem, N * LEN);
+	/* one CQE only */
+	assert_int_equal(mlx4dv_cq_poll_send(&p.t.send_cq, &p.t.sq, &wr_id), 0);
+	assert_int_equal(ibv_dereg_mr(rmr), 0);
+	free(remote);
+	pair_close(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(rq_takes),
 		cmocka_unit_test(srq_takes),
 		cmocka_unit_test(rq_error_is_not_taken),
+		cmocka_unit_test(batch_signals_last_wqe),
 	};
 
-	return cmocka_run_group_tests_name("unit_recv_takes", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("unit_lean_ops", tests, NULL, NULL);
 }
