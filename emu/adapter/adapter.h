@@ -104,6 +104,7 @@ struct emu_cq {
 	uint32_t last_arm_rec;
 	int armed;		/* 0 no, 1 solicited only, 2 any */
 	bool in_error;		/* overrun happened */
+	bool timestamp;		/* CQEs carry the completion time */
 	uint32_t comp_events, async_events;
 	uint64_t cqes_total;
 	uint64_t overrun_after;	/* fault: overrun when cqes_total reaches it */
@@ -173,6 +174,7 @@ struct emu_qp {
 	uint16_t rq_ci;		/* receive WQEs consumed */
 	uint16_t rq_head_cache;	/* last head read from the doorbell record */
 	bool sig_all;
+	bool block_mcast_lb;	/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
 	/* capabilities reported at create */
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline;
 	/* attributes */

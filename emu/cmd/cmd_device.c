@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adapter/clock.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/objects.h"
@@ -60,6 +61,8 @@ int emu_cmd_get_context(struct emu_cmd *c)
 	if (c->ctx->async_rd >= 0)
 		return EINVAL;
 	err = dev_tables_init();
+	if (!err)
+		err = emu_clock_init();
 	if (err)
 		return err;
 	if (pipe2(fds, O_CLOEXEC))
@@ -118,7 +121,6 @@ static void fill_device_attr(struct ib_uverbs_query_device_resp *r)
 	r->max_qp_init_rd_atom = 128;
 	r->atomic_cap = IBV_ATOMIC_HCA;
 	r->max_mw = emu_cfg.max_mr;
-	r->max_mcast_grp = 0;
 	r->max_ah = 0x7fffffff;
 	r->max_srq = EMU_MAX_SRQ;
 	r->max_srq_wr = emu_cfg.max_srq_wr;
@@ -126,6 +128,7 @@ static void fill_device_attr(struct ib_uverbs_query_device_resp *r)
 	r->max_pkeys = EMU_PKEY_TBL_LEN;
 	r->local_ca_ack_delay = 15;
 	r->phys_port_cnt = (uint8_t)emu_cfg.ports;
+	emu_mcast_caps(r);
 }
 
 int emu_cmd_query_device(struct emu_cmd *c)
@@ -152,6 +155,7 @@ int emu_cmd_query_device_ex(struct emu_cmd *c)
 	r.rss_caps.max_rwq_indirection_tables = EMU_MAX_IND_TBL;
 	r.rss_caps.max_rwq_indirection_table_size = 1u << 12;
 	r.max_wq_type_rq = emu_dev.qp_tab_size;
+	emu_clock_caps(&r, &drv);
 	r.response_length = (uint32_t)len;
 	err = emu_put_resp(c, &r, len);
 	if (err)
@@ -297,13 +301,6 @@ void emu_channel_release(int channel)
 				emu_dev.cq[i].channel = -1;
 	}
 	pthread_mutex_unlock(&emu_dev.lock);
-}
-
-int emu_cmd_attach_mcast(struct emu_cmd *c)
-{
-	(void)c;
-	/* multicast groups are not emulated */
-	return EOPNOTSUPP;
 }
 
 void emu_ctx_release(struct emu_ctx *ctx)
