@@ -80,6 +80,11 @@ class Testpmd:
             except OSError:
                 chunk = ""
             chunk = chunk.replace("\r", "")
+            if not chunk and self.proc.poll() is None:
+                # EIO while testpmd lives: the terminal's other side was
+                # closed for a moment; keep reading
+                time.sleep(0.05)
+                continue
             if not chunk:
                 with self.lock:
                     self.eof = True
