@@ -60,6 +60,7 @@ struct env {
 	struct ibv_mr *mr;
 	struct mlx4emu_ctl ctl;
 	struct ibv_port_attr port;
+	struct ibv_mw *mw[2];		/* type 1, type 2 */
 	unsigned pairs;
 };
 
@@ -162,6 +163,9 @@ static int teardown(void **state)
 	mlx4dv_qp_rings_release(&e->rb);
 	ibv_destroy_qp(e->a);
 	ibv_destroy_qp(e->b);
+	for (int i = 0; i < 2; i++)
+		if (e->mw[i])
+			ibv_dealloc_mw(e->mw[i]);
 	ibv_destroy_cq(e->cq);
 	ibv_dereg_mr(e->mr);
 	ibv_dealloc_pd(e->pd);
@@ -399,8 +403,9 @@ static void test_bind_and_invalidate(void **state)
 	struct mlx4dv_sq_ring *sq = &e->rb.sq;
 	struct ibv_mw *mw1, *mw2;
 
-	mw1 = ibv_alloc_mw(e->pd, IBV_MW_TYPE_1);
-	mw2 = ibv_alloc_mw(e->pd, IBV_MW_TYPE_2);
+	/* freed at teardown, after the device has run the binds */
+	mw1 = e->mw[0] = ibv_alloc_mw(e->pd, IBV_MW_TYPE_1);
+	mw2 = e->mw[1] = ibv_alloc_mw(e->pd, IBV_MW_TYPE_2);
 	assert_non_null(mw1);
 	assert_non_null(mw2);
 	for (size_t i = 0; i < sizeof(accesses) / sizeof(accesses[0]); i++) {
@@ -447,7 +452,6 @@ static void test_bind_and_invalidate(void **state)
 		assert_int_equal(mlx4dv_sq_post_send_wr(sq, &wr, NULL), 0);
 		compare_rings(e, "bind type 1");
 	}
-	/* the windows stay allocated until the device runs (teardown) */
 }
 
 /* libmlx4's AV, which it keeps private: rdma-core 44.0's struct mlx4_ah
