@@ -33,7 +33,7 @@ static void raise_port_event(unsigned port, bool up)
 	for (int i = 0; i < EMU_MAX_CTX; i++) {
 		if (emu_dev.ctx[i].used)
 			emu_async_event(&emu_dev.ctx[i], port,
-					up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR);
+					up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR, NULL);
 	}
 }
 
