@@ -13,6 +13,7 @@
 #include "adapter/events.h"
 #include "adapter/objects.h"
 #include "adapter/send.h"
+#include "wire/identity.h"
 
 static const uint32_t rnr_timer_us[32] = {
 	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
@@ -63,13 +64,6 @@ static void rnr_nak(struct send_op *op, struct emu_qp *d, uint64_t *now_ns)
 		*now_ns = emu_now_ns();
 	qp->rnr_due_ns = *now_ns + wait_us * 1000;
 	op->stall = true;
-}
-
-static uint16_t port_lid(uint8_t port)
-{
-	if (port < 1 || port > emu_cfg.ports || emu_cfg.link_layer[port - 1] == EMU_LL_ETH)
-		return 0;
-	return port;
 }
 
 static void recv_cqe(const struct emu_rwqe *w, uint8_t opcode, uint32_t imm_raw,
@@ -146,7 +140,7 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 	if (op->opcode == EMU_OP_SEND_INVAL)
 		invalidate_remote(d, be32toh(op->imm_raw));
 	recv_cqe(&w, ropc, op->opcode == EMU_OP_SEND ? 0 : op->imm_raw, g->total,
-		 qp->qpn, 0, sl_field(d, qp->path.sl), port_lid(qp->port), 0,
+		 qp->qpn, 0, sl_field(d, qp->path.sl), emu_port_lid(qp->port), 0,
 		 op->srcrb & EMU_CTRL_SOLICIT);
 }
 
@@ -219,7 +213,7 @@ static void exec_write(struct send_op *op, const struct emu_gather *g,
 	}
 	if (op->opcode == EMU_OP_RDMA_WRITE_IMM)
 		recv_cqe(&w, EMU_RECV_RDMA_WRITE_IMM, op->imm_raw, g->total, qp->qpn, 0,
-			 sl_field(d, qp->path.sl), port_lid(qp->port), 0,
+			 sl_field(d, qp->path.sl), emu_port_lid(qp->port), 0,
 			 op->srcrb & EMU_CTRL_SOLICIT);
 }
 
@@ -451,8 +445,9 @@ static void exec_ud_send(struct send_op *op, const struct emu_gather *g)
 		return;
 	if (grh) {
 		uint8_t sgid[16];
+		bool v2;
 
-		emu_port_gid(qp->port ? qp->port : 1, sgid);
+		emu_port_gid_entry(qp->port ? qp->port : 1, av[9], sgid, &v2);
 		memset(grh_bytes, 0, sizeof(grh_bytes));
 		grh_bytes[0] = (uint8_t)(0x60 | ((sltf >> 24) & 0x0f));
 		grh_bytes[1] = (uint8_t)((sltf >> 16) & 0xff);
@@ -462,8 +457,7 @@ static void exec_ud_send(struct send_op *op, const struct emu_gather *g)
 		grh_bytes[5] = (uint8_t)g->total;
 		grh_bytes[6] = 0x1b;	/* next header: IB BTH */
 		grh_bytes[7] = av[11];	/* hop limit */
-		if (av[9] == 0)
-			memcpy(grh_bytes + 8, sgid, 16);
+		memcpy(grh_bytes + 8, sgid, 16);
 		memcpy(grh_bytes + 24, av + 16, 16);
 		emu_gather_add(&rg, grh_bytes, EMU_GRH_BYTES);
 	} else {
@@ -486,7 +480,7 @@ static void exec_ud_send(struct send_op *op, const struct emu_gather *g)
 	recv_cqe(&w, op->opcode == EMU_OP_SEND_IMM ? EMU_RECV_SEND_IMM : EMU_RECV_SEND,
 		 op->opcode == EMU_OP_SEND_IMM ? op->imm_raw : htobe32(d->pkey_index),
 		 rg.total, qp->qpn, grh ? 0x80000000u : 0,
-		 sl_field(d, (uint8_t)(sltf >> (eth ? 29 : 28))), port_lid(qp->port),
+		 sl_field(d, (uint8_t)(sltf >> (eth ? 29 : 28))), emu_port_lid(qp->port),
 		 status, op->srcrb & EMU_CTRL_SOLICIT);
 }
 

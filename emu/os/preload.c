@@ -31,6 +31,7 @@
 #include "base/libc.h"
 #include "cmd/cmd.h"
 #include "os/sysfs.h"
+#include "wire/identity.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -321,6 +322,10 @@ __attribute__((constructor)) static void emu_init(void)
 		fprintf(stderr, "mlx4emu: bad configuration, device disabled\n");
 		return;
 	}
+	if (emu_identity_claim()) {
+		fprintf(stderr, "mlx4emu: no address for the adapter, device disabled\n");
+		return;
+	}
 	if (emu_sysfs_create()) {
 		fprintf(stderr, "mlx4emu: cannot create the sysfs tree: %s\n",
 			strerror(errno));
@@ -337,4 +342,5 @@ __attribute__((destructor)) static void emu_fini(void)
 	/* a forked child must not remove its parent's tree */
 	if (sysfs_owner == getpid())
 		emu_sysfs_remove();
+	emu_identity_release();
 }
