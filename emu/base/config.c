@@ -264,6 +264,9 @@ int emu_config_load(void)
 	err |= parse_uint("MLX4EMU_RNR_TIMER_CAP_US", 0, 1000000, 1000, &x);
 	emu_cfg.rnr_cap_us = (unsigned)x;
 	err |= parse_bool("MLX4EMU_DEBUG", false, &emu_cfg.debug);
+	emu_cfg.pcap = getenv("MLX4EMU_PCAP");
+	if (emu_cfg.pcap && !*emu_cfg.pcap)
+		emu_cfg.pcap = NULL;
 	err |= parse_fault("MLX4EMU_FAULT_CQE", &emu_cfg.fault_cqe_n,
 			   &emu_cfg.fault_cqe_syndrome, &emu_cfg.fault_cqe_qpn, true);
 	err |= parse_fault("MLX4EMU_FAULT_QP_ERR", &emu_cfg.fault_err_n, &dummy,

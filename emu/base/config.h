@@ -28,6 +28,7 @@ struct emu_config {
 	unsigned max_srq_wr;
 	unsigned rnr_cap_us;		/* upper bound of one RNR wait */
 	bool debug;
+	const char *pcap;		/* MLX4EMU_PCAP: capture file, or NULL */
 	/* fault injection (0 = off) */
 	uint64_t fault_cqe_n;
 	uint8_t fault_cqe_syndrome;

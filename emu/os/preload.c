@@ -31,6 +31,8 @@
 #include "base/libc.h"
 #include "cmd/cmd.h"
 #include "os/sysfs.h"
+#include "transport/transport.h"
+#include "wire/capture.h"
 #include "wire/identity.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -326,6 +328,15 @@ __attribute__((constructor)) static void emu_init(void)
 		fprintf(stderr, "mlx4emu: no address for the adapter, device disabled\n");
 		return;
 	}
+	if (emu_cfg.pcap && emu_capture_open(emu_cfg.pcap)) {
+		emu_identity_release();
+		return;
+	}
+	if (emu_transport_init()) {
+		fprintf(stderr, "mlx4emu: cannot register the transport, device disabled\n");
+		emu_identity_release();
+		return;
+	}
 	if (emu_sysfs_create()) {
 		fprintf(stderr, "mlx4emu: cannot create the sysfs tree: %s\n",
 			strerror(errno));
@@ -343,4 +354,5 @@ __attribute__((destructor)) static void emu_fini(void)
 	if (sysfs_owner == getpid())
 		emu_sysfs_remove();
 	emu_identity_release();
+	emu_capture_close();
 }

@@ -19,6 +19,10 @@
 #include "base/config.h"
 #include "base/libc.h"
 
+/* Messages come from the library constructor, where strerror() (which
+ * takes the locale lock) is not safe under every runtime: the plain
+ * English text needs no lock. */
+
 /* Automatic addresses tried before giving up (each try is one bind()). */
 #define AUTO_PROBES 4096
 
@@ -88,7 +92,7 @@ static int claim_auto(struct port_id *p)
 		}
 		if (errno != EADDRINUSE) {
 			fprintf(stderr, "mlx4emu: cannot bind a UDP socket to 127.0.%u.%u:%u: %s\n",
-				lid >> 8, lid & 0xff, EMU_ROCE_UDP_PORT, strerror(errno));
+				lid >> 8, lid & 0xff, EMU_ROCE_UDP_PORT, strerrordesc_np(errno));
 			return -1;
 		}
 	}
@@ -110,7 +114,7 @@ static int claim_given(struct port_id *p, uint32_t addr, bool ib)
 	p->fd = bind_addr(addr);
 	if (p->fd < 0) {
 		fprintf(stderr, "mlx4emu: cannot bind a UDP socket to %s:%u: %s\n", text,
-			EMU_ROCE_UDP_PORT, strerror(errno));
+			EMU_ROCE_UDP_PORT, strerrordesc_np(errno));
 		return -1;
 	}
 	p->addr = addr;

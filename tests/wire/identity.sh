@@ -28,15 +28,16 @@ out=$("$run" --addr=127.0.192.1 ibv_devinfo 2>&1)
 check "multicast LID refused" "must be in \[1, 0xbfff\]" "$out"
 
 # an address held by a live adapter is not taken twice
-"$run" --addr=127.0.5.8 sleep 10 &
+ready=$(mktemp -u "${TMPDIR:-/tmp}/identity.XXXXXX")
+# sh's constructor has claimed the address once it runs the command
+"$run" --addr=127.0.5.8 sh -c ": > '$ready'; sleep 10" 2>/dev/null &
 holder=$!
 tries=0
-while :; do	# until the holder's constructor ran (at most 10 s)
-	out=$("$run" --addr=127.0.5.8 ibv_devinfo 2>&1)
-	printf '%s' "$out" | grep -q "in use" && break
-	tries=$((tries + 1)); [ $tries -ge 50 ] && break
-	sleep 0.2
+while [ ! -e "$ready" ] && [ $tries -lt 200 ]; do
+	sleep 0.1; tries=$((tries + 1))
 done
+rm -f "$ready"
+out=$("$run" --addr=127.0.5.8 ibv_devinfo 2>&1)
 check "held address refused" "cannot bind a UDP socket to 127.0.5.8:4791: Address already in use" "$out"
 kill "$holder" 2>/dev/null
 wait
