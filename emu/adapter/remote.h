@@ -14,6 +14,7 @@
 
 /* A UD message at its destination, whichever way it came. */
 struct emu_ud_msg {
+	uint8_t port;		/* the receiving port: QPs of other ports ignore it */
 	uint32_t src_qpn;
 	uint32_t qkey;
 	uint32_t imm_raw;	/* as stored in the WQE (big-endian) */
@@ -30,8 +31,8 @@ struct emu_ud_msg {
 };
 
 /*
- * Delivers a UD message to QP d (of this adapter): Q_Key check, receive
- * WQE, GRH area, scatter, receive CQE.  Messages that reach nobody (wrong
+ * Delivers a UD message to QP d (of this adapter): port, state and Q_Key
+ * checks, receive WQE, GRH area, scatter, receive CQE.  Messages that reach nobody (wrong
  * Q_Key, QP not ready, no receive WQE) are dropped as UD allows.
  */
 void emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m);

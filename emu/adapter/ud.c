@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "adapter/mcast.h"
 #include "adapter/remote.h"
 #include "adapter/responder.h"
 #include "adapter/send.h"
@@ -72,8 +73,8 @@ void emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
 	int syn;
 
 	/* datagrams that reach nobody are dropped, the send still succeeds */
-	if (d->type != EMU_QPT_UD || !emu_qp_can_receive(d) || d->qkey != m->qkey ||
-	    !emu_rq_take(d, &w))
+	if (d->is_wq || d->is_rss || d->type != EMU_QPT_UD || d->port != m->port ||
+	    !emu_qp_can_receive(d) || d->qkey != m->qkey || !emu_rq_take(d, &w))
 		return;
 	if (m->grh) {
 		put_grh(grh, m, g->total);
@@ -101,6 +102,15 @@ void emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
 		     m->slid, status, m->solicited);
 }
 
+/* One member QP of a multicast group this adapter's port has attached. */
+static void deliver_member(void *arg, struct emu_qp *d)
+{
+	const struct emu_ud_msg *m = arg;
+
+	if (d)
+		emu_ud_deliver(d, m);
+}
+
 /* The adapter an address vector names: false when it is this one (or no
  * other adapter the LID or GID maps to). */
 static bool remote_dest(const struct emu_qp *qp, const uint8_t *av, bool eth,
@@ -122,6 +132,7 @@ void emu_send_ud(struct send_op *op, const struct emu_gather *g)
 	uint32_t sltf = ld_be32(av + 12);
 	bool eth = emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
 	struct emu_ud_msg m = {
+		.port = qp->port,
 		.src_qpn = qp->qpn,
 		.imm_raw = op->imm_raw,
 		.has_imm = op->opcode == EMU_OP_SEND_IMM,
@@ -153,7 +164,9 @@ void emu_send_ud(struct send_op *op, const struct emu_gather *g)
 			emu_remote->ud_send(qp, addr, dqpn, &m);
 		return;
 	}
+	if (emu_mcast_send(av, eth, dqpn, qp, deliver_member, &m))
+		return;
 	d = emu_qp_by_qpn(dqpn);
-	if (d && !d->is_wq && !d->is_rss && d->port == qp->port)
+	if (d)
 		emu_ud_deliver(d, &m);
 }

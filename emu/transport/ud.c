@@ -68,9 +68,9 @@ void emu_ud_receive(const struct emu_rx *rx, const struct emu_bth *bth)
 	struct emu_qp *d = emu_qp_by_qpn(bth->dest_qpn);
 	bool v2;
 
-	if (!d || d->is_wq || d->is_rss || d->port != rx->port ||
-	    rx->len < hl + bth->pad)
+	if (!d || rx->len < hl + bth->pad)
 		return;
+	m.port = (uint8_t)rx->port;
 	m.qkey = emu_get_be32(rx->pkt + EMU_BTH_BYTES);
 	m.src_qpn = emu_get_be32(rx->pkt + EMU_BTH_BYTES + 4) & 0xffffff;
 	m.has_imm = imm;
