@@ -8,7 +8,8 @@
  *    the write() ABI;
  *  - write on the device fd is a uverbs command;
  *  - mmap of the device fd returns the UAR (offset 0) and BlueFlame
- *    (offset page size) pages as ordinary shared memory the engine watches;
+ *    (offset page size) pages as ordinary shared memory the engine watches,
+ *    and the HCA core clock page (offset 3 * page size);
  *  - NETLINK_RDMA sockets fail so discovery falls back to sysfs.
  * Everything else is passed through unchanged.
  */
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "adapter/adapter.h"
+#include "adapter/clock.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "cmd/cmd.h"
@@ -247,12 +249,32 @@ static int ctx_pages(struct emu_ctx *ctx, long page)
 	return 0;
 }
 
+/*
+ * Offset 3 * page size: the HCA core clock page, one for the device, read
+ * only (libmlx4 maps it PROT_READ; a store into it faults).
+ */
+static void *clock_mmap(size_t len, int prot)
+{
+	int fd;
+
+	pthread_mutex_lock(&emu_dev.lock);
+	fd = emu_clock_page_fd();
+	pthread_mutex_unlock(&emu_dev.lock);
+	if (len != (size_t)sysconf(_SC_PAGESIZE) || fd < 0 || (prot & PROT_WRITE)) {
+		errno = fd < 0 ? ENODEV : EINVAL;
+		return MAP_FAILED;
+	}
+	return emu_real_mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+}
+
 static void *device_mmap(struct emu_ctx *ctx, size_t len, int prot, off_t off)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p = MAP_FAILED;
 	int err;
 
+	if (off == 3 * page)
+		return clock_mmap(len, prot);
 	if (len != (size_t)page || (off != 0 && off != page) ||
 	    (off == page && !emu_cfg.bf_reg_size)) {
 		errno = EINVAL;
