@@ -265,6 +265,30 @@ static void test_self_loopback(void **state)
 	assert_int_equal(emu_poll_one(m->r[0].rcq, IBV_WC_SUCCESS).wr_id, 2);
 }
 
+/* A QP of another context of the same adapter is a member like any other. */
+static void test_other_context(void **state)
+{
+	struct mc *m = *state;
+	struct emu_env e2;
+	struct emu_qp q2;
+
+	emu_env_open(&e2, 1);
+	emu_qp_create(&e2, &q2, IBV_QPT_UD, 16, 16, 64, 8192, NULL);
+	emu_qp_to_rts(&e2, q2.qp, 0, 0);
+	assert_int_equal(ibv_attach_mcast(q2.qp, &m->mgid, MLID), 0);
+	assert_int_equal(ibv_attach_mcast(m->r[0].qp, &m->mgid, MLID), 0);
+	post_recvs(&q2);
+	post_recvs(&m->r[0]);
+	mc_send(m, &m->s, 0xffffff, 51);
+	expect_copy(m, &q2, m->s.qp->qp_num, &m->s);
+	expect_copy(m, &m->r[0], m->s.qp->qp_num, &m->s);
+	emu_qp_destroy(&q2);
+	emu_env_close(&e2);
+	/* the group lives on without the destroyed member */
+	mc_send(m, &m->s, 0xffffff, 52);
+	assert_int_equal(emu_poll_one(m->r[0].rcq, IBV_WC_SUCCESS).wr_id, 2);
+}
+
 static void test_attach_errors(void **state)
 {
 	struct mc *m = *state;
@@ -338,6 +362,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_attach_twice, mc_setup, mc_teardown),
 		cmocka_unit_test_setup_teardown(test_qkey, mc_setup, mc_teardown),
 		cmocka_unit_test_setup_teardown(test_self_loopback, mc_setup, mc_teardown),
+		cmocka_unit_test_setup_teardown(test_other_context, mc_setup, mc_teardown),
 		cmocka_unit_test_setup_teardown(test_attach_errors, mc_setup, mc_teardown),
 		cmocka_unit_test_setup_teardown(test_create_flags, mc_setup, mc_teardown),
 		cmocka_unit_test_setup_teardown(test_device_caps, mc_setup, mc_teardown),
