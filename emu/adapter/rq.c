@@ -51,9 +51,8 @@ static void srq_limit_check(struct emu_srq *srq)
 	left = (ld_be32((const void *)srq->db) - srq->consumed) & 0xffff;
 	if (left < srq->limit) {
 		srq->limit = 0;	/* one event per arming */
-		if (!emu_async_event(srq->ctx, srq->user_handle,
-				     IBV_EVENT_SRQ_LIMIT_REACHED))
-			srq->async_events++;
+		emu_async_event(srq->ctx, srq->user_handle,
+				IBV_EVENT_SRQ_LIMIT_REACHED, &srq->async_events);
 	}
 }
 

@@ -22,9 +22,9 @@ void emu_qp_set_error(struct emu_qp *qp)
 	qp->state = EMU_QPS_ERR;
 	qp->rnr_tries = 0;
 	EMU_TRACE("QPN 0x%x moved to the error state", qp->qpn);
-	if (qp->srq && !emu_async_event(qp->ctx, qp->user_handle,
-					IBV_EVENT_QP_LAST_WQE_REACHED))
-		qp->async_events++;
+	if (qp->srq)
+		emu_async_event(qp->ctx, qp->user_handle,
+				IBV_EVENT_QP_LAST_WQE_REACHED, &qp->async_events);
 }
 
 /* Copies the WQE at counter n (which may span WQEBBs and wrap). */

@@ -451,12 +451,11 @@ static int modify_qp(struct emu_cmd *c, const struct ib_uverbs_modify_qp *m)
 			*qp->rq_db = 0;
 	}
 	if (next == EMU_QPS_ERR && cur != EMU_QPS_ERR && qp->srq)
-		if (!emu_async_event(qp->ctx, qp->user_handle,
-				     IBV_EVENT_QP_LAST_WQE_REACHED))
-			qp->async_events++;
+		emu_async_event(qp->ctx, qp->user_handle,
+				IBV_EVENT_QP_LAST_WQE_REACHED, &qp->async_events);
 	if (next == EMU_QPS_SQD && cur == EMU_QPS_RTS && qp->en_sqd)
-		if (!emu_async_event(qp->ctx, qp->user_handle, IBV_EVENT_SQ_DRAINED))
-			qp->async_events++;
+		emu_async_event(qp->ctx, qp->user_handle, IBV_EVENT_SQ_DRAINED,
+				&qp->async_events);
 	EMU_TRACE("modify_qp qpn 0x%x %d->%d mask 0x%x", qp->qpn, cur, next, mask);
 	return 0;
 }
@@ -520,6 +519,7 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 
 	if (!qp || q->reserved)
 		return EINVAL;
+	emu_events_forget(qp->ctx, &qp->async_events);
 	r.events_reported = qp->async_events;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)

@@ -300,7 +300,7 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len)
 		goto out;
 	pthread_mutex_lock(&emu_dev.lock);
 	/* only GET_CONTEXT is allowed before the context exists */
-	if (ctx->async_rd < 0 && d->fn != emu_cmd_get_context)
+	if (ctx->async_q.rd < 0 && d->fn != emu_cmd_get_context)
 		err = EINVAL;
 	else
 		err = d->fn(&c);
