@@ -36,6 +36,9 @@
 #include "base/libc.h"
 #include "cmd/cmd.h"
 #include "os/sysfs.h"
+#include "transport/transport.h"
+#include "wire/capture.h"
+#include "wire/identity.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -432,6 +435,19 @@ static void emu_start(void)
 		fprintf(stderr, "mlx4emu: bad configuration, device disabled\n");
 		return;
 	}
+	if (emu_identity_claim()) {
+		fprintf(stderr, "mlx4emu: no address for the adapter, device disabled\n");
+		return;
+	}
+	if (emu_cfg.pcap && emu_capture_open(emu_cfg.pcap)) {
+		emu_identity_release();
+		return;
+	}
+	if (emu_transport_init()) {
+		fprintf(stderr, "mlx4emu: cannot register the transport, device disabled\n");
+		emu_identity_release();
+		return;
+	}
 	if (emu_sysfs_create()) {
 		fprintf(stderr, "mlx4emu: cannot create the sysfs tree: %s\n",
 			strerror(errno));
@@ -450,5 +466,7 @@ __attribute__((destructor)) static void emu_fini(void)
 
 	if (sysfs_owner == getpid())
 		emu_sysfs_remove();
+	emu_identity_release();
+	emu_capture_close();
 	errno = saved;
 }
