@@ -41,6 +41,41 @@ int mlx4dv_priv_bf_reg_acquire(struct ibv_context *context, uint8_t **reg,
  * with its last register. Unknown addresses are ignored. */
 void mlx4dv_priv_bf_reg_release(uint8_t *reg);
 
+/* What the handles of a queue hold, grant_table.c. */
+
+struct mlx4dv_priv_grant_req {
+	const void		*queue;		/* first byte of the ring */
+	struct ibv_context	*context;
+	uint32_t		wrid_cnt;	/* 0: no wrid table */
+	bool			bf;		/* a BlueFlame register */
+};
+
+struct mlx4dv_priv_grant {
+	uint64_t		*wrid;		/* or NULL */
+	uint8_t			*bf_reg;	/* or NULL (bf_err says why) */
+	uint32_t		bf_reg_size;
+	int			bf_err;
+	uint32_t		ticket;		/* 24 bits; 0: nothing held */
+};
+
+/*
+ * The queue's resources: its live grant's when it has one (the wrid table
+ * zeroed, a register it holds already kept), else new ones. 0 or ENOMEM
+ * (wrid table); a register that cannot be had is not an error (bf_err).
+ */
+int mlx4dv_priv_grant_take(const struct mlx4dv_priv_grant_req *req,
+			   struct mlx4dv_priv_grant *out);
+
+/* mlx4dv_priv_grant_take() for a wrid table of count entries alone. */
+int mlx4dv_priv_wrid_take(const void *queue, struct ibv_context *context,
+			  uint32_t count, uint64_t **wrid);
+
+/* Frees the queue's grant when ticket is its ticket, or, with ticket 0,
+ * when wrid is its table; anything else (a stale copy, a second release)
+ * is ignored. */
+void mlx4dv_priv_grant_give_back(const void *queue, uint32_t ticket,
+				 const uint64_t *wrid);
+
 /* Geometry helpers, geometry.c. */
 
 static inline bool mlx4dv_priv_is_pow2(uint64_t v)
@@ -60,10 +95,22 @@ static inline uint32_t mlx4dv_priv_roundup_pow2(uint32_t v)
 /* libmlx4's SQ headroom for a stride: (2048 >> wqe_shift) + 1. */
 uint32_t mlx4dv_priv_sq_spare_wqes(uint32_t wqe_shift);
 
-/* libmlx4's gather entries per WQE for a stride and QP type. */
+/* libmlx4's gather entries per WQE for a stride and QP type (what
+ * ibv_query_qp() reports as max_send_sge). */
+uint32_t mlx4dv_priv_sq_libmlx4_max_gather(uint32_t wqe_shift,
+					   enum ibv_qp_type type);
+
+/* libmlx4's inline bytes per WQE for a stride and QP type (what
+ * ibv_query_qp() reports as max_inline_data). */
+uint32_t mlx4dv_priv_sq_libmlx4_max_inline(uint32_t wqe_shift,
+					   enum ibv_qp_type type);
+
+/* Gather entries a post accepts: libmlx4's, at most what a 63-ds WQE
+ * holds after its fixed segments. */
 uint32_t mlx4dv_priv_sq_max_gather(uint32_t wqe_shift, enum ibv_qp_type type);
 
-/* libmlx4's inline bytes per WQE for a stride and QP type. */
+/* Inline bytes a post accepts: libmlx4's, at most what a 63-ds WQE
+ * holds after its fixed segments. */
 uint32_t mlx4dv_priv_sq_max_inline(uint32_t wqe_shift, enum ibv_qp_type type);
 
 /* 0 when the header can drive a send queue of this raw layout; ENOENT

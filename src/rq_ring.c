@@ -28,7 +28,7 @@ struct rq_layout {
 };
 
 static int rq_fill(struct mlx4dv_rq_ring *rq, const struct rq_layout *l,
-		   uint32_t qpn, uint32_t flags)
+		   struct ibv_context *context, uint32_t qpn, uint32_t flags)
 {
 	struct mlx4dv_rq_ring ring;
 	uint64_t end;
@@ -53,9 +53,11 @@ static int rq_fill(struct mlx4dv_rq_ring *rq, const struct rq_layout *l,
 	ring.qpn = qpn;
 	ring.db = l->db;
 	if (flags & MLX4DV_RING_INIT_WRID) {
-		ring.wrid = mlx4dv_priv_wrid_alloc(ring.wqe_cnt);
-		if (!ring.wrid)
-			return ENOMEM;
+		int ret = mlx4dv_priv_wrid_take(ring.buf, context, ring.wqe_cnt,
+						&ring.wrid);
+
+		if (ret)
+			return ret;
 	}
 	*rq = ring;
 	return 0;
@@ -94,7 +96,7 @@ int mlx4dv_rq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_qp *qp,
 	layout.wqe_cnt = dv.rq.wqe_cnt;
 	layout.wqe_shift = dv.rq.wqe_shift;
 	layout.offset = dv.rq.offset;
-	return rq_fill(rq, &layout, qp->qp_num, flags);
+	return rq_fill(rq, &layout, qp->context, qp->qp_num, flags);
 }
 
 int mlx4dv_wq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_wq *wq,
@@ -127,13 +129,14 @@ int mlx4dv_wq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_wq *wq,
 	layout.wqe_cnt = dv.rq.wqe_cnt;
 	layout.wqe_shift = dv.rq.wqe_shift;
 	layout.offset = dv.rq.offset;
-	return rq_fill(rq, &layout, wq->wq_num, flags);
+	return rq_fill(rq, &layout, wq->context, wq->wq_num, flags);
 }
 
 void mlx4dv_rq_ring_release(struct mlx4dv_rq_ring *rq)
 {
 	if (!rq)
 		return;
-	free(rq->wrid);
+	if (rq->wrid)
+		mlx4dv_priv_grant_give_back(rq->buf, 0, rq->wrid);
 	rq->wrid = NULL;
 }

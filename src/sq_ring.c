@@ -62,6 +62,7 @@ int mlx4dv_priv_sq_layout_check(const struct mlx4dv_qp *dv)
 static int sq_cross_check(struct ibv_qp *qp, const struct mlx4dv_sq_ring *sq,
 			  int *state)
 {
+	uint32_t shift = sq->wqe_shift;
 	struct ibv_qp_attr attr;
 	struct ibv_qp_init_attr init_attr;
 
@@ -71,8 +72,10 @@ static int sq_cross_check(struct ibv_qp *qp, const struct mlx4dv_sq_ring *sq,
 	if (ibv_query_qp(qp, &attr, IBV_QP_STATE | IBV_QP_CAP, &init_attr))
 		return 0;
 	if (init_attr.cap.max_send_wr != sq->max_post ||
-	    init_attr.cap.max_send_sge != sq->max_gather ||
-	    init_attr.cap.max_inline_data != sq->max_inline)
+	    init_attr.cap.max_send_sge !=
+		mlx4dv_priv_sq_libmlx4_max_gather(shift, qp->qp_type) ||
+	    init_attr.cap.max_inline_data !=
+		mlx4dv_priv_sq_libmlx4_max_inline(shift, qp->qp_type))
 		return ENOTSUP;
 	*state = (int)attr.qp_state;
 	return 0;
@@ -113,20 +116,35 @@ static uint32_t sq_ring_stamped(const struct mlx4dv_sq_ring *sq, int state)
 	return sq_stamps_present(sq);
 }
 
-static void sq_attach_blueflame(struct mlx4dv_sq_ring *sq,
-				struct ibv_context *context)
+/* The wrid table and BlueFlame register the flags ask for, from the
+ * queue's grant; its ticket goes to flags bits 8..31. */
+static int sq_take_grant(struct mlx4dv_sq_ring *sq, struct ibv_context *context,
+			 uint32_t flags)
 {
-	uint8_t *reg;
-	uint32_t reg_size;
+	struct mlx4dv_priv_grant_req req;
+	struct mlx4dv_priv_grant grant;
+	int ret;
 
-	if (mlx4dv_priv_bf_reg_acquire(context, &reg, &reg_size)) {
+	req.queue = sq->buf;
+	req.context = context;
+	req.wrid_cnt = (flags & MLX4DV_RING_INIT_WRID) ? sq->wqe_cnt : 0;
+	req.bf = (flags & MLX4DV_RING_INIT_BLUEFLAME) != 0;
+	ret = mlx4dv_priv_grant_take(&req, &grant);
+	if (ret)
+		return ret;
+	sq->wrid = grant.wrid;
+	sq->flags |= grant.ticket << MLX4DV_SQ_RING_GRANT_SHIFT;
+	if (!req.bf)
+		return 0;
+	if (!grant.bf_reg) {
 		sq->flags |= MLX4DV_SQ_RING_BLUEFLAME_FALLBACK;
-		return;
+		return 0;
 	}
-	sq->bf_reg = reg;
-	sq->bf_buf_size = reg_size / 2;
+	sq->bf_reg = grant.bf_reg;
+	sq->bf_buf_size = grant.bf_reg_size / 2;
 	sq->bf_offset = 0;
 	sq->flags |= MLX4DV_SQ_RING_BLUEFLAME;
+	return 0;
 }
 
 int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
@@ -179,29 +197,27 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 	mlx4dv_sq_fast_path_init(&ring);
 	ring.single_wqebb = 1;
 
-	if (flags & MLX4DV_RING_INIT_WRID) {
-		ring.wrid = mlx4dv_priv_wrid_alloc(ring.wqe_cnt);
-		if (!ring.wrid)
-			return ENOMEM;
-	}
-	if (flags & MLX4DV_RING_INIT_BLUEFLAME)
-		sq_attach_blueflame(&ring, qp->context);
-
+	ret = sq_take_grant(&ring, qp->context, flags);
+	if (ret)
+		return ret;
 	*sq = ring;
 	return 0;
 }
 
 void mlx4dv_sq_ring_release(struct mlx4dv_sq_ring *sq)
 {
+	uint32_t ticket;
+
 	if (!sq)
 		return;
-	free(sq->wrid);
+	ticket = sq->flags >> MLX4DV_SQ_RING_GRANT_SHIFT;
+	if (ticket)
+		mlx4dv_priv_grant_give_back(sq->buf, ticket, NULL);
 	sq->wrid = NULL;
-	if (sq->flags & MLX4DV_SQ_RING_BLUEFLAME)
-		mlx4dv_priv_bf_reg_release(sq->bf_reg);
 	sq->bf_reg = NULL;
 	sq->bf_buf_size = 0;
 	sq->bf_offset = 0;
 	sq->flags &= ~(uint32_t)(MLX4DV_SQ_RING_BLUEFLAME |
-				 MLX4DV_SQ_RING_BLUEFLAME_FALLBACK);
+				 MLX4DV_SQ_RING_BLUEFLAME_FALLBACK |
+				 MLX4DV_SQ_RING_GRANT_MASK);
 }

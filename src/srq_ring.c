@@ -92,9 +92,10 @@ int mlx4dv_srq_ring_init(struct mlx4dv_srq_ring *srq, struct ibv_srq *ibsrq,
 	ring.srqn = srqn;
 	ring.db = dv.db;
 	if (flags & MLX4DV_RING_INIT_WRID) {
-		ring.wrid = mlx4dv_priv_wrid_alloc(ring.wqe_cnt);
-		if (!ring.wrid)
-			return ENOMEM;
+		ret = mlx4dv_priv_wrid_take(ring.buf, ibsrq->context,
+					    ring.wqe_cnt, &ring.wrid);
+		if (ret)
+			return ret;
 	}
 	*srq = ring;
 	return 0;
@@ -104,6 +105,7 @@ void mlx4dv_srq_ring_release(struct mlx4dv_srq_ring *srq)
 {
 	if (!srq)
 		return;
-	free(srq->wrid);
+	if (srq->wrid)
+		mlx4dv_priv_grant_give_back(srq->buf, 0, srq->wrid);
 	srq->wrid = NULL;
 }

@@ -129,6 +129,7 @@ struct emu_cq {
 	uint32_t last_arm_rec;
 	int armed;		/* 0 no, 1 solicited only, 2 any */
 	bool in_error;		/* overrun happened, or its memory was unmapped */
+	bool timestamp;		/* CQEs carry the completion time */
 	uint32_t comp_events, async_events;
 	uint64_t cqes_total;
 	uint64_t overrun_after;	/* fault: overrun when cqes_total reaches it */

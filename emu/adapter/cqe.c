@@ -16,6 +16,7 @@
 #include <endian.h>
 #include <string.h>
 
+#include "adapter/clock.h"
 #include "adapter/events.h"
 #include "base/libc.h"
 #include "adapter/objects.h"
@@ -62,6 +63,24 @@ static void cq_overrun(struct emu_cq *cq)
 		cq->async_events++;
 }
 
+/*
+ * A CQ created with IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION carries bits
+ * 0..47 of the HCA core clock where other CQs carry sl_vid and rlid:
+ * bits 16..47 big-endian in bytes 12..15, bits 8..15 in byte 29, bits 0..7
+ * in byte 30 (rdma-core mlx4dv.h struct mlx4_cqe ts_47_16, ts_15_8,
+ * ts_7_0; libmlx4 cq.c mlx4_cq_read_wc_completion_ts).  The clock is
+ * sampled (and the clock page updated) before the CQE becomes valid.
+ */
+static void stamp_completion_time(uint8_t *e)
+{
+	uint64_t t = emu_clock_sample() & EMU_CQE_TIMESTAMP_MASK;
+	uint32_t hi = htobe32((uint32_t)(t >> 16));
+
+	memcpy(e + 12, &hi, 4);
+	e[29] = (uint8_t)(t >> 8);
+	e[30] = (uint8_t)t;
+}
+
 /* The CQ's buffer or a record faulted: the program unmapped it while the
  * CQ exists.  The CQ goes to error (no more CQEs) with IBV_EVENT_CQ_ERR. */
 static void cq_fault(struct emu_cq *cq, void *addr)
@@ -94,6 +113,8 @@ static int cqe_write(struct emu_cq *cq, const struct emu_cqe *body,
 	e = cq->buf + (size_t)(cq->pi & (cq->cnt - 1)) * cq->cqe_size +
 	    (cq->cqe_size == 64 ? 32 : 0);
 	memcpy(e, body, 31);
+	if (cq->timestamp)
+		stamp_completion_time(e);
 	__atomic_store_n(&e[31],
 			 (uint8_t)(((cq->pi & cq->cnt) ? EMU_CQE_OWNER : 0) | opcode_byte),
 			 __ATOMIC_RELEASE);

@@ -123,6 +123,8 @@ int emu_cmd_create_cq_ex(struct emu_cmd *c)
 			q->comp_vector, &cqn);
 	if (err)
 		return err;
+	emu_dev.cq[cqn].timestamp =
+		(q->flags & IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) != 0;
 	r.base.cq_handle = cqn;
 	r.base.cqe = q->cqe;
 	r.response_length = sizeof(r);

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adapter/clock.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/objects.h"
@@ -59,6 +60,8 @@ int emu_cmd_get_context(struct emu_cmd *c)
 	if (c->ctx->async_rd >= 0)
 		return EINVAL;
 	err = dev_tables_init();
+	if (!err)
+		err = emu_clock_init();
 	if (err)
 		return err;
 	if (pipe2(fds, O_CLOEXEC))
@@ -151,6 +154,7 @@ int emu_cmd_query_device_ex(struct emu_cmd *c)
 	r.rss_caps.max_rwq_indirection_tables = EMU_MAX_IND_TBL;
 	r.rss_caps.max_rwq_indirection_table_size = 1u << 12;
 	r.max_wq_type_rq = emu_dev.qp_tab_size;
+	emu_clock_caps(&r, &drv);
 	r.response_length = (uint32_t)len;
 	err = emu_put_resp(c, &r, len);
 	if (err)

@@ -11,7 +11,8 @@
  *  - write on the device fd is a uverbs command;
  *  - mmap of the device fd returns the UAR (offset 0) and BlueFlame
  *    (offset page size) pages, read-only when doorbells are trapped
- *    (os/fault.c), and munmap forgets the trap;
+ *    (os/fault.c; munmap forgets the trap), and the HCA core clock page
+ *    (offset 3 * page size);
  *  - NETLINK_RDMA sockets fail so discovery falls back to sysfs.
  * Everything else is passed through unchanged.
  */
@@ -30,6 +31,7 @@
 #include <unistd.h>
 
 #include "adapter/adapter.h"
+#include "adapter/clock.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "cmd/cmd.h"
@@ -254,6 +256,24 @@ static int ctx_pages(struct emu_ctx *ctx, int fd)
 }
 
 /*
+ * Offset 3 * page size: the HCA core clock page, one for the device, read
+ * only (libmlx4 maps it PROT_READ; a store into it faults).
+ */
+static void *clock_mmap(size_t len, int prot)
+{
+	int fd;
+
+	pthread_mutex_lock(&emu_dev.lock);
+	fd = emu_clock_page_fd();
+	pthread_mutex_unlock(&emu_dev.lock);
+	if (len != (size_t)sysconf(_SC_PAGESIZE) || fd < 0 || (prot & PROT_WRITE)) {
+		errno = fd < 0 ? ENODEV : EINVAL;
+		return MAP_FAILED;
+	}
+	return emu_real_mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+}
+
+/*
  * With trapped doorbells the program's mapping is read-only: every store
  * to it faults and os/fault.c turns it into the doorbell or BlueFlame
  * write it is.  When the trap table is full the context is polled.
@@ -264,6 +284,8 @@ static void *device_mmap(struct emu_ctx *ctx, size_t len, int prot, off_t off)
 	void *p = MAP_FAILED;
 	bool trapped = false;
 
+	if (off == 3 * page)
+		return clock_mmap(len, prot);
 	if (len != (size_t)page || (off != 0 && off != page) ||
 	    (off == page && !emu_cfg.bf_reg_size)) {
 		errno = EINVAL;

@@ -50,6 +50,24 @@ extern "C" {
 #endif
 
 /*
+ * Preconditions of the segment builders and the free-list functions that
+ * are too costly to test on every call (a walk of a list, a test in a
+ * builder that returns nothing) are stated in their comments and checked
+ * with MLX4DV_ASSERT() when the program is compiled with MLX4DV_DEBUG
+ * defined: assert() then aborts on a violation. A program may define
+ * MLX4DV_ASSERT itself before including the header (a test framework's
+ * assertion, a log). Without MLX4DV_DEBUG the checks compile to nothing.
+ */
+#ifndef MLX4DV_ASSERT
+#ifdef MLX4DV_DEBUG
+#include <assert.h>
+#define MLX4DV_ASSERT(cond)	assert(cond)
+#else
+#define MLX4DV_ASSERT(cond)	((void)0)
+#endif
+#endif
+
+/*
  * GNU C marks a declaration that uses a language extension so that
  * -Wpedantic stays quiet. Used for the anonymous structs and the trailing
  * header array rdma-core's layouts have always had.
@@ -338,10 +356,28 @@ enum {
 };
 
 /*
- * The following constants exceed INT_MAX, which ISO C does not allow for
- * an enumerator; they are macros here with the same names, values and
- * type (a 4-byte unsigned int, as GCC types rdma-core's enumerators).
+ * Three enumerations of rdma-core hold a value above INT_MAX. C++ allows
+ * that, and there every enumerator of such an enumeration promotes to
+ * unsigned int (MLX4_INLINE_ALIGN - 1 is unsigned, so
+ * v & ~(MLX4_INLINE_ALIGN - 1) keeps the high half of a 64-bit v clear
+ * and equal to what rdma-core's header gives): C++ gets rdma-core's
+ * enumerations as they are. ISO C does not allow such an enumerator: in C
+ * the large values are macros of the same names, values and type (a
+ * 4-byte unsigned int, as GCC types rdma-core's enumerators) and their
+ * companions stay int enumerators, as under GCC with rdma-core's header.
+ * tests/abi checks both languages against the system header.
  */
+#ifdef __cplusplus
+enum {
+	MLX4_WQE_BIND_TYPE_2		= (1UL<<31),
+	MLX4_WQE_BIND_ZERO_BASED	= (1<<30),
+};
+
+enum {
+	MLX4_INLINE_SEG		= 1UL << 31,
+	MLX4_INLINE_ALIGN	= 64,
+};
+#else
 #define MLX4_WQE_BIND_TYPE_2		(1U << 31)
 enum {
 	MLX4_WQE_BIND_ZERO_BASED	= (1<<30),
@@ -351,16 +387,25 @@ enum {
 enum {
 	MLX4_INLINE_ALIGN	= 64,
 };
+#endif
 
 enum {
 	MLX4_INVALID_LKEY	= 0x100,
 };
 
+#ifdef __cplusplus
+enum {
+	MLX4_WQE_MW_REMOTE_READ   = 1 << 29,
+	MLX4_WQE_MW_REMOTE_WRITE  = 1 << 30,
+	MLX4_WQE_MW_ATOMIC        = 1UL << 31
+};
+#else
 enum {
 	MLX4_WQE_MW_REMOTE_READ   = 1 << 29,
 	MLX4_WQE_MW_REMOTE_WRITE  = 1 << 30,
 };
 #define MLX4_WQE_MW_ATOMIC		(1U << 31)
+#endif
 
 struct mlx4_wqe_local_inval_seg {
 	uint64_t		reserved1;
@@ -841,6 +886,18 @@ enum mlx4dv_sq_ring_flags {
 	 * mapping failed); plain doorbells are used. */
 	MLX4DV_SQ_RING_BLUEFLAME_FALLBACK	= 1 << 1,
 };
+/*
+ * Bits 8..31 of struct mlx4dv_sq_ring.flags: libmlx4dv's ticket for the
+ * wrid table and BlueFlame register mlx4dv_sq_ring_init() handed out
+ * (0: none). mlx4dv_sq_ring_release() gives them back only while the
+ * ticket is the queue's live one, so releasing twice, or releasing a
+ * stale copy after the queue was released (and its register perhaps
+ * handed to another handle), gives back nothing. Keep the bits when
+ * copying a handle; a hand-built handle leaves them 0. Macros: the mask
+ * is above INT_MAX.
+ */
+#define MLX4DV_SQ_RING_GRANT_SHIFT	8
+#define MLX4DV_SQ_RING_GRANT_MASK	0xffffff00U
 
 /* Bits of struct mlx4dv_sq_ring.fast_path. */
 enum mlx4dv_sq_fast_path {
@@ -864,8 +921,11 @@ enum mlx4dv_sq_fast_path {
  *               to 2 KB ahead; (2048 >> wqe_shift) + 1, as libmlx4 computes
  *               it (providers/mlx4/verbs.c, mlx4_calc_sq_wqe_size/qp.c).
  * max_post:     usable WQEBBs = wqe_cnt - spare_wqes.
- * max_inline:   inline bytes one WQE of one stride holds for this QP type.
- * max_gather:   data segments one WQE of one stride holds for this QP type.
+ * max_inline:   inline bytes one WQE of one stride holds for this QP type,
+ *               at most what a 63-ds WQE holds (the posts accept exactly
+ *               up to this).
+ * max_gather:   data segments one WQE of one stride holds for this QP type,
+ *               at most what a 63-ds WQE holds.
  * qpn:          QP number, host order.
  * doorbell_qpn: qpn << 8, big-endian: the value for the send doorbell.
  * doorbell:     UAR + MLX4_SEND_DOORBELL (device memory).
@@ -873,7 +933,8 @@ enum mlx4dv_sq_fast_path {
  * bf_buf_size:  bytes of one BlueFlame buffer (half of bf_reg_size).
  * bf_offset:    0 or bf_buf_size: the half to use next.
  * qp_type:      enum ibv_qp_type of the QP.
- * flags:        enum mlx4dv_sq_ring_flags.
+ * flags:        enum mlx4dv_sq_ring_flags; bits 8..31 the grant ticket
+ *               (MLX4DV_SQ_RING_GRANT_MASK).
  * wrid:         optional, wqe_cnt entries indexed by the first WQEBB of a
  *               WQE, for wr_id bookkeeping; NULL when unused.
  * ring_stamped: 1 while every 64-byte chunk but the first of every WQEBB
@@ -1067,6 +1128,13 @@ struct mlx4dv_cq_ring {
 /* byte_count of a data segment of length 0 (libmlx4 qp.c set_data_seg:
  * a plain 0 would mean 2 GiB). */
 #define MLX4DV_DATA_SEG_ZERO_LENGTH	0x80000000U
+/* Largest length of one gather entry: 2^31 - 1 bytes. Bit 31 of a data
+ * segment's byte_count is not part of the length: with the length bits 0
+ * it is the zero-length marker above, otherwise the device reads the
+ * segment as inline data (MLX4_INLINE_SEG). A length of 2^31 or more
+ * would therefore move 0 bytes or a few bytes of inline garbage; the
+ * posts refuse it with EINVAL (split such a buffer into two entries). */
+#define MLX4DV_DATA_SEG_MAX_LENGTH	0x7fffffffU
 
 enum {
 	/* srcrb_flags bit 0: deliver to the local port too (kernel
@@ -1592,7 +1660,9 @@ mlx4dv_wqe_set_datagram_seg(struct mlx4_wqe_datagram_seg *seg,
  * mlx4dv_wqe_set_data_seg - one gather entry (16 bytes), written safely:
  * lkey and addr, a store barrier, then byte_count, so that a prefetched
  * chunk never shows a valid byte count in front of stale lkey/addr.
- * length: bytes, host order; 0 is encoded as MLX4DV_DATA_SEG_ZERO_LENGTH
+ * length: bytes, host order, at most MLX4DV_DATA_SEG_MAX_LENGTH (a
+ * precondition, asserted under MLX4DV_DEBUG: the one-call posts refuse
+ * longer entries with EINVAL); 0 is encoded as MLX4DV_DATA_SEG_ZERO_LENGTH
  * (a plain 0 means 2 GiB). lkey, addr: host order. Write the entries of a
  * WQE last-to-first (mlx4dv_sq_write_data_segs() does). (libmlx4 qp.c
  * set_data_seg.)
@@ -1601,6 +1671,7 @@ static MLX4DV_ALWAYS_INLINE void
 mlx4dv_wqe_set_data_seg(struct mlx4_wqe_data_seg *seg, uint32_t length,
 			uint32_t lkey, uint64_t addr)
 {
+	MLX4DV_ASSERT(length <= MLX4DV_DATA_SEG_MAX_LENGTH);
 	seg->lkey = mlx4dv_cpu_to_be32(lkey);
 	seg->addr = mlx4dv_cpu_to_be64(addr);
 	mlx4dv_barrier_to_device();
@@ -2211,14 +2282,46 @@ struct mlx4dv_sq_payload {
 };
 
 /*
+ * 1 when a gather entry of the list is longer than
+ * MLX4DV_DATA_SEG_MAX_LENGTH: bit 31 of any length, ORed over the list.
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sge_length_over_max(const struct ibv_sge *sg, uint32_t num_sge)
+{
+	uint32_t all = 0, i;
+
+	for (i = 0; i < num_sge; i++)
+		all |= sg[i].length;
+	return (all & ~MLX4DV_DATA_SEG_MAX_LENGTH) != 0;
+}
+
+/* Sum of the lengths of an inline gather list, or UINT64_MAX when an entry
+ * with bytes has a NULL address (nothing to copy from). */
+static MLX4DV_ALWAYS_INLINE uint64_t
+mlx4dv_inline_sge_total(const struct ibv_sge *sg, uint32_t num_sge)
+{
+	uint64_t total = 0;
+	uint32_t i;
+
+	for (i = 0; i < num_sge; i++) {
+		if (sg[i].length && !sg[i].addr)
+			return UINT64_MAX;
+		total += sg[i].length;
+	}
+	return total;
+}
+
+/*
  * mlx4dv_sq_payload_ds - validate a payload placed at ds offset
  * fixed_ds of a WQE and give the WQE's total ds. Errors (nothing
- * written): EINVAL for more gather entries than sq->max_gather, more
- * inline bytes than sq->max_inline, a NULL list with entries, a WQE over
- * 63 ds, or a WQE of more WQEBBs than sq->spare_wqes (the stamping ahead
- * of a WQE must not reach into it; libmlx4's headroom, 2048 / stride + 1,
- * always covers the largest WQE); ENOMEM when the ring has fewer free
- * WQEBBs than the WQE needs.
+ * written): EINVAL for more gather entries than sq->max_gather, a gather
+ * entry longer than MLX4DV_DATA_SEG_MAX_LENGTH, more inline bytes than
+ * sq->max_inline, a NULL list with entries (also with IBV_SEND_INLINE),
+ * an inline entry with bytes at a NULL address, a WQE over 63 ds, or a
+ * WQE of more WQEBBs than sq->spare_wqes (the stamping ahead of a WQE
+ * must not reach into it; libmlx4's headroom, 2048 / stride + 1, always
+ * covers the largest WQE); ENOMEM when the ring has fewer free WQEBBs
+ * than the WQE needs.
  */
 static MLX4DV_ALWAYS_INLINE int
 mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
@@ -2232,14 +2335,10 @@ mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
 		uint64_t total = pl->len;
 
 		if (pl->sg) {
-			uint32_t i;
-
 			if (pl->num_sge > sq->max_gather)
 				return EINVAL;
-			total = 0;
-			for (i = 0; i < pl->num_sge; i++)
-				total += pl->sg[i].length;
-		} else if (pl->len && !pl->data) {
+			total = mlx4dv_inline_sge_total(pl->sg, pl->num_sge);
+		} else if (pl->num_sge || (pl->len && !pl->data)) {
 			return EINVAL;
 		}
 		if (total > sq->max_inline)
@@ -2248,7 +2347,8 @@ mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
 						 (uint32_t)total);
 	} else {
 		if ((pl->num_sge && !pl->sg) ||
-		    (!(fast && pl->num_sge <= 1) && pl->num_sge > sq->max_gather))
+		    (!(fast && pl->num_sge <= 1) && pl->num_sge > sq->max_gather) ||
+		    mlx4dv_sge_length_over_max(pl->sg, pl->num_sge))
 			return EINVAL;
 		ds = fixed_ds + pl->num_sge;
 	}
@@ -2366,10 +2466,12 @@ mlx4dv_sq_post_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
  *
  * Common arguments:
  *  sg, num_sge: gather list (ibv_sge: addr, length in bytes, lkey; host
- *               order), 0..sq->max_gather entries; a zero length is
+ *               order), 0..sq->max_gather entries of at most
+ *               MLX4DV_DATA_SEG_MAX_LENGTH bytes each; a zero length is
  *               encoded as MLX4DV_DATA_SEG_ZERO_LENGTH. With
  *               IBV_SEND_INLINE in send_flags the listed bytes are copied
- *               into the WQE instead (total <= sq->max_inline).
+ *               into the WQE instead (total <= sq->max_inline; an entry
+ *               with bytes needs a non-NULL addr).
  *  data, len:   the *_inline forms: len bytes (<= sq->max_inline) copied
  *               into the WQE; data may be NULL when len is 0.
  *  raddr, rkey: remote virtual address and rkey, host order.
@@ -2380,8 +2482,10 @@ mlx4dv_sq_post_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
  *               on connected QPs (as libmlx4).
  * Returns 0, or (nothing written to the ring, head unchanged):
  *  EINVAL  wrong QP type for the operation, unknown flag bits, more
- *          entries or inline bytes than the ring allows, a WQE over 63 ds,
- *          NULL where a pointer is needed, misaligned atomic address;
+ *          entries or inline bytes than the ring allows, a gather entry
+ *          of 2^31 bytes or more, a WQE over 63 ds, NULL where a pointer
+ *          is needed (sg with num_sge > 0, inline or not; an inline entry's
+ *          addr; data with len > 0), misaligned atomic address;
  *  ENOMEM  the ring has fewer free WQEBBs than the WQE needs (complete
  *          some with mlx4dv_sq_complete()).
  * WQE layouts (PRM; libmlx4 qp.c mlx4_post_send): ctrl | raddr (writes,
@@ -2801,12 +2905,16 @@ mlx4dv_sq_post_eth_lso(struct mlx4dv_sq_ring *sq,
  * work request by BlueFlame (given room in the BlueFlame buffer): inline
  * data of more than 0 bytes, an RDMA read, or an RDMA write without
  * gather entries on a connected QP. (libmlx4 qp.c mlx4_post_send: the
- * `inl` condition.)
+ * `inl` condition.) 0 for entries (num_sge > 0) with a NULL sg_list,
+ * which mlx4dv_sq_post_send_wr() refuses.
  */
 static inline int
 mlx4dv_send_wr_bf_candidate(const struct mlx4dv_sq_ring *sq,
 			    const struct ibv_send_wr *wr)
 {
+	/* A list the post refuses (EINVAL) is no candidate either. */
+	if (wr->num_sge > 0 && !wr->sg_list)
+		return 0;
 	if ((wr->send_flags & IBV_SEND_INLINE) && wr->num_sge > 0) {
 		int i;
 
@@ -3054,7 +3162,8 @@ struct mlx4dv_sq_wqe_template {
  * opcode:     IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
  *             IBV_WR_RDMA_WRITE_WITH_IMM or IBV_WR_RDMA_READ (not on UC).
  * lkey:       local key of every gather entry, host order.
- * length:     bytes of every gather entry, host order (0 allowed).
+ * length:     bytes of every gather entry, host order (0 allowed; at
+ *             most MLX4DV_DATA_SEG_MAX_LENGTH).
  * rkey:       remote key, host order; ignored for sends.
  * imm:        big-endian as the receiver reads it (ibv_send_wr.imm_data),
  *             for the *_WITH_IMM opcodes; ignored otherwise.
@@ -3063,7 +3172,8 @@ struct mlx4dv_sq_wqe_template {
  *             MLX4DV_SEND_XRC_SRQN() on XRC_SEND); not IBV_SEND_INLINE.
  * Returns 0, or EINVAL for a QP type other than RC, UC or XRC_SEND, an
  * opcode outside the list or READ on UC, IBV_SEND_INLINE or an unknown
- * flag, or a ring without a gather entry or headroom; t is then cleared
+ * flag, a length over MLX4DV_DATA_SEG_MAX_LENGTH, or a ring without a
+ * gather entry or headroom; t is then cleared
  * (ds 0), and mlx4dv_sq_batch_begin() refuses it.
  * (Encodings: libmlx4 qp.c mlx4_post_send, set_raddr_seg, set_data_seg.)
  */
@@ -3109,7 +3219,7 @@ mlx4dv_sq_wqe_template_init(struct mlx4dv_sq_wqe_template *t,
 	if (!mlx4dv_sq_is_connected(sq) ||
 	    !mlx4dv_sq_connected_flags_ok(sq, send_flags) ||
 	    (send_flags & IBV_SEND_INLINE) || sq->max_gather < 1 ||
-	    sq->spare_wqes < 1)
+	    sq->spare_wqes < 1 || length > MLX4DV_DATA_SEG_MAX_LENGTH)
 		return EINVAL;
 	memset(&ctrl, 0, sizeof(ctrl));
 	mlx4dv_wqe_set_ctrl(&ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), imm);
@@ -4190,14 +4300,39 @@ int mlx4dv_srq_post_list(struct mlx4dv_srq_ring *srq, const struct ibv_recv_wr *
 }
 
 /*
+ * mlx4dv_srq_index_is_free - 1 when SRQ WQE index is on the free list
+ * (head .. tail), that is, not posted; a walk of up to wqe_cnt links.
+ *
  * mlx4dv_srq_release - give SRQ WQE index back to the free list: it is
  * linked after tail (the tail WQE's next_wqe_index <- big-endian index)
  * and becomes the new tail, as libmlx4 does for each receive completion
  * (rdma-core srq.c mlx4_free_srq_wqe). No barrier is needed: the device
  * does not read the free list.
+ * Precondition: index is a WQE handed out by mlx4dv_srq_write() and not
+ * released since (one release per receive completion). Releasing a WQE
+ * that is on the free list already links it twice and cuts the list;
+ * telling that apart costs a walk of the list, so only a build with
+ * MLX4DV_DEBUG checks it (mlx4dv_srq_index_is_free(), asserted).
  * Errors: ERANGE when index >= wqe_cnt; EINVAL when index is the tail (it
  * is free already). Nothing is written on error.
  */
+static inline int
+mlx4dv_srq_index_is_free(const struct mlx4dv_srq_ring *srq, uint32_t index)
+{
+	uint32_t at = srq->head, n;
+
+	/* head .. tail through next_wqe_index: at most wqe_cnt links. */
+	for (n = 0; n < srq->wqe_cnt; n++) {
+		if (at == index)
+			return 1;
+		if (at == srq->tail)
+			return 0;
+		at = mlx4dv_be16_to_cpu(mlx4dv_srq_wqe(srq, at)->next_wqe_index) &
+		     (srq->wqe_cnt - 1);
+	}
+	return 0;
+}
+
 static MLX4DV_ALWAYS_INLINE
 int mlx4dv_srq_release(struct mlx4dv_srq_ring *srq, uint32_t index)
 {
@@ -4205,6 +4340,7 @@ int mlx4dv_srq_release(struct mlx4dv_srq_ring *srq, uint32_t index)
 		return ERANGE;
 	if (index == srq->tail)
 		return EINVAL;
+	MLX4DV_ASSERT(!mlx4dv_srq_index_is_free(srq, index));
 	mlx4dv_srq_wqe(srq, srq->tail)->next_wqe_index =
 		mlx4dv_cpu_to_be16((uint16_t)index);
 	srq->tail = index;
@@ -4449,6 +4585,98 @@ int mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq,
 	return n ? n : -err;
 }
 
+/* ---- 5.8 Completion timestamps ---------------------------------------- */
+/*
+ * A CQ created with IBV_WC_EX_WITH_COMPLETION_TIMESTAMP (ibv_create_cq_ex;
+ * the kernel then sets IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION) gets in
+ * every CQE the low 48 bits of the HCA core clock at the time the device
+ * wrote it, in place of sl_vid and rlid (so such a CQ reports no SLID and
+ * no SL; libmlx4 refuses IBV_WC_EX_WITH_SLID/SL with it).
+ * mlx4dv_cqe_timestamp() (5.3) reads those 48 bits as libmlx4's
+ * ibv_wc_read_completion_ts() does. The functions below turn them into
+ * time:
+ *
+ *  - the clock counts ticks at hca_core_clock kHz
+ *    (ibv_query_device_ex() -> ibv_device_attr_ex.hca_core_clock; the
+ *    kernel's mlx4_ib_query_device reports caps.hca_core_clock MHz times
+ *    1000);
+ *  - CQE stamps wrap at 2^48 ticks (completion_timestamp_mask
+ *    0xffffffffffff, mlx4_ib_query_device), about 7.6 days at 427 MHz;
+ *  - the full clock is 64 bits, read by ibv_query_rt_values_ex()
+ *    (IBV_VALUES_MASK_RAW_CLOCK; libmlx4 returns the tick count in
+ *    raw_clock.tv_nsec, tv_sec 0) from the clock page libmlx4 maps at
+ *    offset 3 * page size of the device fd (rdma-core verbs.c
+ *    mlx4_read_clock: big-endian high word, then low word, re-read while
+ *    the high word moves).
+ *
+ * All values are host-order integers; nothing here reads the device. The
+ * kernel's Ethernet driver decodes the same CQE bytes with one adjustment
+ * libmlx4 does not make (mlx4_en en_clock.c mlx4_en_get_cqe_ts adds 1 to
+ * bits 16..47 when bits 0..15 are 0); mlx4dv_cqe_timestamp() follows
+ * libmlx4, so both APIs agree on every CQE.
+ */
+
+/* Bits of a CQE timestamp (completion_timestamp_mask); above INT_MAX, so a
+ * macro. */
+#define MLX4DV_CQE_TIMESTAMP_MASK	0xffffffffffffULL
+
+/*
+ * mlx4dv_ts_delta - ticks from CQE stamp `earlier` to CQE stamp `later`,
+ * modulo 2^48: right whenever less than 2^48 ticks passed between them,
+ * across a wrap of the 48-bit field too. Either argument may also be a
+ * full clock reading (its bits above 47 are ignored).
+ */
+static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ts_delta(uint64_t later,
+						     uint64_t earlier)
+{
+	return (later - earlier) & MLX4DV_CQE_TIMESTAMP_MASK;
+}
+
+/*
+ * mlx4dv_ts_extend - the full 64-bit clock value of a 48-bit CQE stamp.
+ *
+ * clock_now is a clock reading (ibv_query_rt_values_ex()) taken after the
+ * CQE was written and less than 2^48 ticks later (any time within a few
+ * days); the result is the largest value <= clock_now whose low 48 bits
+ * are cqe_ts, i.e. clock_now - mlx4dv_ts_delta(clock_now, cqe_ts).
+ */
+static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ts_extend(uint64_t cqe_ts,
+						      uint64_t clock_now)
+{
+	return clock_now - mlx4dv_ts_delta(clock_now, cqe_ts);
+}
+
+/*
+ * mlx4dv_ts_to_ns - ticks of a clock of hca_core_clock_khz kHz as
+ * nanoseconds, rounded down: floor(ticks * 10^6 / khz), computed without
+ * the overflow of the plain product, so exact for any ticks whose result
+ * fits in 64 bits. Returns 0 when hca_core_clock_khz is 0 (the device
+ * reports no clock). Example: 427 ticks at 427000 kHz are 1000 ns.
+ */
+static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ts_to_ns(uint64_t ticks,
+						     uint64_t hca_core_clock_khz)
+{
+	if (!hca_core_clock_khz)
+		return 0;
+	return ticks / hca_core_clock_khz * 1000000u +
+		ticks % hca_core_clock_khz * 1000000u / hca_core_clock_khz;
+}
+
+/*
+ * mlx4dv_ns_to_ts - nanoseconds as ticks of a hca_core_clock_khz kHz
+ * clock, rounded down: floor(ns * khz / 10^6), without overflow for any
+ * result that fits in 64 bits and khz below 2^44 (every real clock). For
+ * deadlines and budgets compared with mlx4dv_ts_delta().
+ */
+static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ns_to_ts(uint64_t ns,
+						     uint64_t hca_core_clock_khz)
+{
+	return ns / 1000000u * hca_core_clock_khz +
+		ns % 1000000u * hca_core_clock_khz / 1000000u;
+}
+
+/* ---- end of 5.8 -------------------------------------------------------- */
+
 /* ======================================================================
  * Part 6. libmlx4dv: queue handles from ibverbs objects (-lmlx4dv).
  * ====================================================================== */
@@ -4481,9 +4709,20 @@ int mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq,
  *    used on that queue; libmlx4 keeps private counters the handle does
  *    not update.
  *  - Handles are plain memory; the release functions give back what the
- *    init functions acquired (wrid tables, BlueFlame registers). Release
- *    every handle before destroying its verbs object or closing its
- *    context.
+ *    init functions acquired (wrid tables, BlueFlame registers). Those
+ *    belong to the queue, not to one handle: initialising a queue again
+ *    while they are held hands out the same ones (the wrid table zeroed),
+ *    so a second init leaks nothing and a copy of the first handle keeps
+ *    working. They are given back once: a second release, or a release
+ *    through a copy of a send-queue handle whose queue was released
+ *    meanwhile, gives back nothing, so it can never take the BlueFlame
+ *    register another handle now uses (the ticket in flags bits 8..31,
+ *    MLX4DV_SQ_RING_GRANT_MASK, tells the grants apart). Receive and SRQ
+ *    handles have no room for a ticket: their release gives back the
+ *    queue's wrid table when the handle names it, so do not release a
+ *    copy made before the queue was released and initialised again.
+ *    Release every handle before destroying its verbs object or closing
+ *    its context.
  */
 
 /* Version of this header; equal to the CMake project version. */
@@ -4532,7 +4771,11 @@ enum mlx4dv_ring_init_flags {
  * max_post = wqe_cnt - spare_wqes (equal to ibv_query_qp()'s
  * cap.max_send_wr); max_gather and max_inline for one WQEBB-stride WQE of
  * the QP type, computed as libmlx4's mlx4_set_sq_sizes() does (equal to
- * cap.max_send_sge and cap.max_inline_data); qpn (host order);
+ * cap.max_send_sge and cap.max_inline_data, which are checked), but at
+ * most what a WQE of 63 ds holds: from the 1024-byte stride on libmlx4
+ * reports more than any WQE can carry (2048 bytes, RC: 126 entries and
+ * 1888 bytes; a post takes 61 and 912), and the handle reports what a
+ * post accepts; qpn (host order);
  * doorbell_qpn (qpn << 8, big-endian); doorbell = UAR + 0x14; qp_type;
  * ring_stamped = 1 when the QP is in RESET (libmlx4 stamps the whole ring
  * on RESET->INIT) or when the stamps are found in the ring, else 0.
@@ -4566,9 +4809,11 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 			uint32_t flags);
 
 /* mlx4dv_sq_ring_release - free the wrid table and give back the
- * BlueFlame register (the page is unmapped with its last user). The
- * handle is left with wrid = NULL, bf_reg = NULL and both BlueFlame flags
- * cleared. NULL or an already released handle: nothing happens. */
+ * BlueFlame register (the page is unmapped with its last user), when the
+ * handle's grant ticket (flags bits 8..31) is the queue's live one. The
+ * handle is left with wrid = NULL, bf_reg = NULL, both BlueFlame flags and
+ * the ticket cleared. NULL, an already released handle, or a copy whose
+ * grant was given back already: nothing is given back. */
 void mlx4dv_sq_ring_release(struct mlx4dv_sq_ring *sq);
 
 /*

@@ -44,6 +44,9 @@ uint64_t completion_instantiate_all(mlx4dv_cq_ring *cq, mlx4dv_rq_ring *rq,
 	     static_cast<unsigned>(mlx4dv_cqe_ip_csum_ok(c));
 	s += mlx4dv_cqe_checksum(c) + mlx4dv_cqe_timestamp(c) +
 	     mlx4dv_cqe_wqe_index(c) + mlx4dv_cqe_wc_flags(c, MLX4DV_CQE_RX_CSUM_VALID);
+	s += mlx4dv_ts_delta(mlx4dv_cqe_timestamp(c), 1) +
+	     mlx4dv_ts_extend(mlx4dv_cqe_timestamp(c), MLX4DV_CQE_TIMESTAMP_MASK) +
+	     mlx4dv_ts_to_ns(s, 427000) + mlx4dv_ns_to_ts(s, 427000);
 	mlx4dv_cqe_to_wc(c, 0, wc);
 	mlx4dv_cq_update_ci(cq);
 	mlx4dv_cq_arm(cq, 1);

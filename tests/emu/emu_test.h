@@ -32,7 +32,7 @@ struct emu_env {
 	struct ibv_device_attr dev_attr;
 	struct ibv_port_attr port_attr;
 	struct mlx4emu_ctl ctl;
-	int have_ctl;
+	int have_ctl;		/* 1 after emu_env_open, which fails without it */
 	uint8_t port;
 };
 
@@ -44,7 +44,8 @@ struct emu_qp {
 	size_t len;
 };
 
-/* Opens mlx4_0 and allocates a PD; `port` 1 or 2. */
+/* Opens mlx4_0, allocates a PD and loads the control API (the test fails
+ * without it: run under mlx4emu-run); `port` 1 or 2. */
 void emu_env_open(struct emu_env *e, uint8_t port);
 void emu_env_close(struct emu_env *e);
 
@@ -73,7 +74,8 @@ int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr);
 /* Fills len bytes with a pattern derived from seed. */
 void emu_fill(void *p, size_t len, unsigned seed);
 
-/* Waits for the device to finish (control API); no-op without it. */
+/* Waits for the device to finish (control API); fails if it does not
+ * become idle within 5 s. */
 void emu_idle(struct emu_env *e);
 
 #endif

@@ -261,8 +261,6 @@ static void test_golden_slot_while_paused(void **state)
 
 	(void)state;
 	dvpair_open(&p, 16, 0);
-	if (!p.e.have_ctl)
-		skip();
 	sge[0] = (struct ibv_sge){ (uintptr_t)p.a.buf + 16, 100, p.a.mr->lkey };
 	sge[1] = (struct ibv_sge){ (uintptr_t)p.a.buf + 1000, 28, p.a.mr->lkey };
 	memset(&wr, 0, sizeof(wr));
@@ -481,14 +479,12 @@ static void test_strict_beyond_headroom(void **state)
 	cnt = p.dqp.sq.wqe_cnt;
 	spare = (2048u >> p.dqp.sq.wqe_shift) + 1;
 	far = cnt - spare;
-	if (p.e.have_ctl)
-		p.e.ctl.pause();
+	p.e.ctl.pause();
 	/* the WQE at counter cnt - spare is posted while counter 0 is not
 	 * yet executed: one more than the free slots allow */
 	hand_post(&p, far, 0x00, 1, 0);
 	hand_post(&p, 0, 0x00, 1, 3 << 2);
-	if (p.e.have_ctl)
-		p.e.ctl.resume();
+	p.e.ctl.resume();
 	expect_strict(&p, 0x04);
 	dvpair_close(&p);
 }
@@ -503,8 +499,6 @@ static void test_blueflame(void **state)
 
 	(void)state;
 	dvpair_open(&p, 16, 64);
-	if (!p.e.have_ctl)
-		skip();
 	emu_fill(p.a.buf, 32, 5);
 	sge = (struct ibv_sge){ (uintptr_t)p.a.buf, 32, p.a.mr->lkey };
 	memset(&wr, 0, sizeof(wr));

@@ -80,8 +80,6 @@ static void test_error_cqe(void **state)
 
 	(void)state;
 	pair_open(&p);
-	if (!p.e.have_ctl)
-		skip();
 	f.qpn = p.a.qp->qp_num;
 	assert_int_equal(p.e.ctl.set_fault(&f), 0);
 	post_writes(&p, 6);
@@ -96,8 +94,6 @@ static void test_qp_error_after(void **state)
 
 	(void)state;
 	pair_open(&p);
-	if (!p.e.have_ctl)
-		skip();
 	f.qpn = p.a.qp->qp_num;
 	assert_int_equal(p.e.ctl.set_fault(&f), 0);
 	post_writes(&p, 5);
@@ -117,8 +113,6 @@ static void test_cq_overrun(void **state)
 
 	(void)state;
 	pair_open(&p);
-	if (!p.e.have_ctl)
-		skip();
 	memset(&obj, 0, sizeof(obj));
 	obj.cq.in = p.a.scq;
 	obj.cq.out = &dcq;
@@ -146,8 +140,6 @@ static void test_bad_fault_rejected(void **state)
 
 	(void)state;
 	pair_open(&p);
-	if (!p.e.have_ctl)
-		skip();
 	assert_int_equal(p.e.ctl.set_fault(&f), EINVAL);
 	f.type = MLX4EMU_FAULT_ERROR_CQE;
 	f.count = 0;

@@ -145,8 +145,40 @@ static void sq_limits_by_hand(void **state)
 	/* raw Ethernet 256 bytes: 240 -> 15 SGEs, 240 - 4 * 4 inline */
 	assert_int_equal(mlx4dv_priv_sq_max_gather(8, IBV_QPT_RAW_PACKET), 15);
 	assert_int_equal(mlx4dv_priv_sq_max_inline(8, IBV_QPT_RAW_PACKET), 224);
-	/* XRC sends carry the remote-address segment like RC */
-	assert_int_equal(mlx4dv_priv_sq_max_inline(11, IBV_QPT_XRC_SEND), 1888);
+	/* XRC sends carry the remote-address segment like RC: libmlx4 says
+	 * 2048 - 32 = 2016 bytes less 32 headers */
+	assert_int_equal(mlx4dv_priv_sq_libmlx4_max_inline(11, IBV_QPT_XRC_SEND),
+			 1888);
+	assert_int_equal(mlx4dv_priv_sq_libmlx4_max_gather(11, IBV_QPT_RC), 126);
+	assert_int_equal(mlx4dv_priv_sq_libmlx4_max_gather(10, IBV_QPT_RC), 62);
+}
+
+/*
+ * What a 63-ds WQE holds, by hand. RC/UC/XRC: 61 units after ctrl and
+ * raddr, the inline data starting 32 bytes into the first chunk: 28 bytes
+ * there, 14 whole chunks of 60, and 44 in the last 48 bytes = 912. UD: 59
+ * units after ctrl and datagram, starting on a chunk: 14 * 60 + 44 = 884.
+ * Raw Ethernet: 62 units after ctrl: 44 in the first chunk, then 884.
+ */
+static void sq_limits_within_63_ds(void **state)
+{
+	(void)state;
+	for (uint32_t shift = 10; shift <= 11; shift++) {
+		assert_int_equal(mlx4dv_priv_sq_max_gather(shift, IBV_QPT_RC), 61);
+		assert_int_equal(mlx4dv_priv_sq_max_inline(shift, IBV_QPT_RC), 912);
+		assert_int_equal(mlx4dv_priv_sq_max_inline(shift, IBV_QPT_UC), 912);
+		assert_int_equal(mlx4dv_priv_sq_max_inline(shift, IBV_QPT_XRC_SEND),
+				 912);
+		assert_int_equal(mlx4dv_priv_sq_max_gather(shift, IBV_QPT_UD), 59);
+		assert_int_equal(mlx4dv_priv_sq_max_inline(shift, IBV_QPT_UD), 884);
+		assert_int_equal(mlx4dv_priv_sq_max_gather(shift, IBV_QPT_RAW_PACKET),
+				 62);
+		assert_int_equal(mlx4dv_priv_sq_max_inline(shift, IBV_QPT_RAW_PACKET),
+				 928);
+	}
+	/* 512 bytes fit whole: libmlx4's numbers stand (480 / 16, 480 - 32) */
+	assert_int_equal(mlx4dv_priv_sq_max_gather(9, IBV_QPT_RC), 30);
+	assert_int_equal(mlx4dv_priv_sq_max_inline(9, IBV_QPT_RC), 448);
 }
 
 int main(void)
@@ -155,6 +187,7 @@ int main(void)
 		cmocka_unit_test(cq_layouts),
 		cmocka_unit_test(sq_layouts),
 		cmocka_unit_test(sq_limits_by_hand),
+		cmocka_unit_test(sq_limits_within_63_ds),
 	};
 
 	return cmocka_run_group_tests_name("unit_layout", tests, NULL, NULL);

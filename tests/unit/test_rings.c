@@ -68,6 +68,29 @@ struct sq_case {
 };
 
 /*
+ * What a WQE of 63 ds holds after its fixed segments, by hand: RC/UC 61
+ * units, inline from byte 32 of the first chunk: 28 + 14 * 60 + 44; UD 59
+ * units from a chunk start: 14 * 60 + 44; raw Ethernet 62 units from byte
+ * 16: 44 + 14 * 60 + 44. The handle reports the smaller of libmlx4's
+ * stride-filling limit and this.
+ */
+static uint32_t gather_in_63_ds(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_UD ? 59 : type == IBV_QPT_RAW_PACKET ? 62 : 61;
+}
+
+static uint32_t inline_in_63_ds(enum ibv_qp_type type)
+{
+	return type == IBV_QPT_UD ? 884 : type == IBV_QPT_RAW_PACKET ? 928 : 912;
+}
+
+static uint32_t posted_limit(uint32_t libmlx4, uint32_t in_63_ds)
+{
+	return libmlx4 < in_63_ds ? libmlx4 : in_63_ds;
+}
+
+/*
+ * libmlx4's limits (max_gather, max_inline: what ibv_query_qp() reports).
  * WQE size = 16 (control) + per-type segment + payload, payload the larger
  * of max_send_sge * 16 and the inline data with its 4-byte headers rounded
  * to 16; RC at least 48 bytes after control (atomic), every type at least
@@ -132,13 +155,16 @@ static void check_sq_case(struct fixture *f, const struct sq_case *c)
 	assert_int_equal(sq.wqe_cnt, c->wqe_cnt);
 	assert_int_equal(sq.spare_wqes, (2048u >> c->wqe_shift) + 1);
 	assert_int_equal(sq.max_post, c->max_post);
-	assert_int_equal(sq.max_gather, c->max_gather);
-	assert_int_equal(sq.max_inline, c->max_inline);
+	assert_int_equal(sq.max_gather, posted_limit(c->max_gather,
+						     gather_in_63_ds(c->type)));
+	assert_int_equal(sq.max_inline, posted_limit(c->max_inline,
+						     inline_in_63_ds(c->type)));
 	assert_int_equal(sq.head, 0);
 	assert_int_equal(sq.tail, 0);
 	assert_int_equal(sq.qp_type, c->type);
 	assert_int_equal(sq.qpn, qp->qp_num);
-	assert_int_equal(sq.flags, 0);
+	assert_int_equal(sq.flags & ~MLX4DV_SQ_RING_GRANT_MASK, 0);
+	assert_int_not_equal(sq.flags & MLX4DV_SQ_RING_GRANT_MASK, 0);
 	assert_null(sq.bf_reg);
 	/* still in RESET: libmlx4 stamps the ring on the move to INIT */
 	assert_int_equal(sq.ring_stamped, 1);
@@ -150,8 +176,10 @@ static void check_sq_case(struct fixture *f, const struct sq_case *c)
 
 	/* what was asked */
 	assert_true(sq.max_post >= c->max_send_wr);
-	assert_true(sq.max_gather >= c->max_send_sge);
-	assert_true(sq.max_inline >= c->max_inline_data);
+	assert_true(sq.max_gather >= posted_limit(c->max_send_sge,
+						  gather_in_63_ds(c->type)));
+	assert_true(sq.max_inline >= posted_limit(c->max_inline_data,
+						  inline_in_63_ds(c->type)));
 
 	/* libmlx4's raw layout */
 	assert_int_equal(unit_raw_qp(qp, &raw), 0);
@@ -168,8 +196,8 @@ static void check_sq_case(struct fixture *f, const struct sq_case *c)
 	memset(&init, 0, sizeof(init));
 	assert_int_equal(ibv_query_qp(qp, &attr, IBV_QP_CAP, &init), 0);
 	assert_int_equal(init.cap.max_send_wr, sq.max_post);
-	assert_int_equal(init.cap.max_send_sge, sq.max_gather);
-	assert_int_equal(init.cap.max_inline_data, sq.max_inline);
+	assert_int_equal(init.cap.max_send_sge, c->max_gather);
+	assert_int_equal(init.cap.max_inline_data, c->max_inline);
 
 	/* the wrid table spans the ring */
 	assert_non_null(sq.wrid);
