@@ -243,6 +243,11 @@ static void child(unsigned n)
 	bf = bf_post_ns(&v, n / 4);
 	wk = wake_us(&v);
 	printf("%.0f %.0f %.1f\n", db, bf, wk);
+	munmap(v.bf, (size_t)sysconf(_SC_PAGESIZE));
+	if (ibv_destroy_qp(v.qp) || ibv_destroy_cq(v.cq) || ibv_dereg_mr(v.mr) ||
+	    ibv_dealloc_pd(v.pd) || ibv_close_device(v.ctx))
+		die("teardown");
+	free(v.buf);
 }
 
 int main(int argc, char **argv)
