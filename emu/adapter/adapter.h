@@ -200,6 +200,7 @@ struct emu_qp {
 	uint16_t rq_ci;		/* receive WQEs consumed */
 	uint16_t rq_head_cache;	/* last head read from the doorbell record */
 	bool sig_all;
+	bool block_mcast_lb;	/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
 	/* capabilities reported at create */
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline;
 	/* attributes */

@@ -5,6 +5,7 @@
 
 #include "adapter/doorbell.h"
 #include "adapter/engine.h"
+#include "adapter/mcast.h"
 #include "adapter/objects.h"
 
 bool emu_pd_in_use(uint32_t pdn)
@@ -51,8 +52,10 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 			emu_dev.flow[i].used = false;
 	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
-		    emu_dev.qp_tab[i]->ctx == ctx)
+		    emu_dev.qp_tab[i]->ctx == ctx) {
+			emu_mcast_detach_all(i);
 			emu_dev.qp_tab[i]->used = false;
+		}
 	for (unsigned i = 0; i < EMU_MAX_IND_TBL; i++)
 		if (emu_dev.ind[i] && emu_dev.ind[i]->ctx == ctx) {
 			free(emu_dev.ind[i]);

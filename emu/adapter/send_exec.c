@@ -11,6 +11,7 @@
 #include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
+#include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "adapter/send.h"
 
@@ -420,33 +421,31 @@ static uint32_t ipoib_offload(const struct send_op *op, const struct emu_gather 
 	return emu_ipoib_rx_status(msg, n) | 1u << 31;
 }
 
-static void exec_ud_send(struct send_op *op, const struct emu_gather *g)
+/* One UD send as it reaches one destination QP of this adapter. */
+struct ud_datagram {
+	struct send_op *op;
+	const struct emu_gather *g;
+	uint32_t qkey;		/* the Q_Key the datagram carries */
+};
+
+/* Delivers the datagram to d when d takes it (state, port, Q_Key, a
+ * receive WQE); a datagram nobody takes is dropped, the send succeeds. */
+static void ud_deliver(struct ud_datagram *dg, struct emu_qp *d)
 {
+	struct send_op *op = dg->op;
+	const struct emu_gather *g = dg->g;
 	struct emu_qp *qp = op->qp;
 	const uint8_t *av = op->w + 16;
-	uint32_t dqpn = ld_be32(av + 32) & 0xffffff;
-	uint32_t qkey = ld_be32(av + 36);
 	bool eth = emu_cfg.link_layer[(qp->port ? qp->port : 1) - 1] == EMU_LL_ETH;
 	bool grh = eth || (av[5] & 0x80);
-	uint32_t mtu = eth ? 1024 : 4096;
 	uint8_t grh_bytes[EMU_GRH_BYTES];
 	struct emu_gather rg = { 0 };
-	struct emu_qp *d;
 	struct emu_rwqe w;
 	uint32_t sltf = ld_be32(av + 12);
 	uint32_t status;
 	int syn;
 
-	op->byte_cnt = g->total;
-	if (g->total > mtu) {
-		op->syndrome = EMU_SYN_LOCAL_LENGTH;
-		return;
-	}
-	if (qkey & 0x80000000u)
-		qkey = qp->qkey;	/* use the QP's own Q_Key */
-	d = emu_qp_by_qpn(dqpn);
-	/* datagrams that reach nobody are dropped, the send still succeeds */
-	if (!d || d->type != EMU_QPT_UD || !can_receive(d) || d->qkey != qkey ||
+	if (!d || d->type != EMU_QPT_UD || !can_receive(d) || d->qkey != dg->qkey ||
 	    d->port != qp->port || !emu_rq_take(d, &w))
 		return;
 	if (grh) {
@@ -488,6 +487,30 @@ static void exec_ud_send(struct send_op *op, const struct emu_gather *g)
 		 rg.total, qp->qpn, grh ? 0x80000000u : 0,
 		 sl_field(d, (uint8_t)(sltf >> (eth ? 29 : 28))), port_lid(qp->port),
 		 status, op->srcrb & EMU_CTRL_SOLICIT);
+}
+
+static void ud_deliver_cb(void *arg, struct emu_qp *d)
+{
+	ud_deliver(arg, d);
+}
+
+static void exec_ud_send(struct send_op *op, const struct emu_gather *g)
+{
+	struct emu_qp *qp = op->qp;
+	const uint8_t *av = op->w + 16;
+	uint32_t dqpn = ld_be32(av + 32) & 0xffffff;
+	bool eth = emu_cfg.link_layer[(qp->port ? qp->port : 1) - 1] == EMU_LL_ETH;
+	struct ud_datagram dg = { op, g, ld_be32(av + 36) };
+
+	op->byte_cnt = g->total;
+	if (g->total > (eth ? 1024u : 4096u)) {
+		op->syndrome = EMU_SYN_LOCAL_LENGTH;
+		return;
+	}
+	if (dg.qkey & 0x80000000u)
+		dg.qkey = qp->qkey;	/* use the QP's own Q_Key */
+	if (!emu_mcast_send(av, eth, dqpn, qp, ud_deliver_cb, &dg))
+		ud_deliver(&dg, emu_qp_by_qpn(dqpn));
 }
 
 /* ---- decoding ---- */

@@ -71,10 +71,14 @@ int emu_cmd_destroy_ind_tbl(struct emu_cmd *c);
 int emu_cmd_create_flow(struct emu_cmd *c);
 int emu_cmd_destroy_flow(struct emu_cmd *c);
 int emu_cmd_attach_mcast(struct emu_cmd *c);
+int emu_cmd_detach_mcast(struct emu_cmd *c);
 
 /* Frequency, timestamp mask and clock page offset for QUERY_DEVICE_EX. */
 void emu_clock_caps(struct ib_uverbs_ex_query_device_resp *r,
 		    struct mlx4_uverbs_ex_query_device_resp *drv);
+
+/* Multicast table sizes for QUERY_DEVICE. */
+void emu_mcast_caps(struct ib_uverbs_query_device_resp *r);
 
 /* object lookup by handle, NULL when the handle is not a live object */
 struct emu_pd *emu_pd_get(struct emu_ctx *ctx, uint32_t h);

@@ -120,7 +120,6 @@ static void fill_device_attr(struct ib_uverbs_query_device_resp *r)
 	r->max_qp_init_rd_atom = 128;
 	r->atomic_cap = IBV_ATOMIC_HCA;
 	r->max_mw = emu_cfg.max_mr;
-	r->max_mcast_grp = 0;
 	r->max_ah = 0x7fffffff;
 	r->max_srq = EMU_MAX_SRQ;
 	r->max_srq_wr = emu_cfg.max_srq_wr;
@@ -128,6 +127,7 @@ static void fill_device_attr(struct ib_uverbs_query_device_resp *r)
 	r->max_pkeys = EMU_PKEY_TBL_LEN;
 	r->local_ca_ack_delay = 15;
 	r->phys_port_cnt = (uint8_t)emu_cfg.ports;
+	emu_mcast_caps(r);
 }
 
 int emu_cmd_query_device(struct emu_cmd *c)
@@ -285,13 +285,6 @@ void emu_channel_release(int channel)
 				emu_dev.cq[i].channel = -1;
 	}
 	pthread_mutex_unlock(&emu_dev.lock);
-}
-
-int emu_cmd_attach_mcast(struct emu_cmd *c)
-{
-	(void)c;
-	/* multicast groups are not emulated */
-	return EOPNOTSUPP;
 }
 
 void emu_ctx_release(struct emu_ctx *ctx)

@@ -13,6 +13,7 @@
 #include "cmd/cmd.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
+#include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "cmd/qp_state.h"
 #include "adapter/doorbell.h"
@@ -91,6 +92,7 @@ struct qp_create_req {
 	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline;
 	uint8_t sig_all, type, is_srq;
 	uint32_t ind_tbl;	/* ~0u = none */
+	uint32_t create_flags;	/* IBV_QP_CREATE_* */
 };
 
 static int qp_setup_rss(struct emu_cmd *c, struct emu_qp *qp,
@@ -187,6 +189,7 @@ static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 	qp->type = q->type;
 	qp->pdn = q->pd;
 	qp->sig_all = q->sig_all;
+	qp->block_mcast_lb = q->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
 	if (q->ind_tbl != ~0u) {
 		err = qp_setup_rss(c, qp, q);
 	} else {
@@ -275,11 +278,18 @@ int emu_cmd_create_qp_ex(struct emu_cmd *c)
 
 	if (q->comp_mask & ~(uint32_t)IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
 		return EINVAL;
-	/* creation flags (e.g. scatter FCS, checksum) are not emulated */
-	if (q->create_flags || q->source_qpn)
-		return EOPNOTSUPP;
-	if (q->comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE)
+	if (q->comp_mask & IB_UVERBS_CREATE_QP_MASK_IND_TABLE) {
+		/* RSS QPs take no creation flags */
+		if (q->create_flags)
+			return EOPNOTSUPP;
 		req.ind_tbl = q->rwq_ind_tbl_handle;
+	}
+	/* mlx4_ib takes one creation flag from user space, on any QP type
+	 * (drivers/infiniband/hw/mlx4/qp.c sup_u_create_flags); the rest,
+	 * scatter FCS, CVLAN stripping, source QPN..., is EINVAL */
+	if (q->create_flags & ~(uint32_t)IBV_QP_CREATE_BLOCK_SELF_MCAST_LB)
+		return EINVAL;
+	req.create_flags = q->create_flags;
 	err = qp_create(c, &req, &r.base);
 	if (!err) {
 		r.response_length = sizeof(r);
@@ -531,6 +541,8 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 	for (unsigned i = 0; i < EMU_MAX_FLOW; i++)
 		if (emu_dev.flow[i].used && emu_dev.flow[i].qpn == qp->qpn)
 			emu_dev.flow[i].used = false;
+	/* uverbs detaches a QP's groups before it destroys it */
+	emu_mcast_detach_all(qp->qpn);
 	qp->used = false;
 	emu_db_set_qp_owner(qp->qpn, -1);
 	emu_rebuild_active();

@@ -68,7 +68,7 @@ static const struct cmd_desc legacy_cmds[] = {
 	LEGACY(DESTROY_QP, emu_cmd_destroy_qp, ib_uverbs_destroy_qp,
 	       sizeof(struct ib_uverbs_destroy_qp_resp)),
 	LEGACY_NORESP(ATTACH_MCAST, emu_cmd_attach_mcast, ib_uverbs_attach_mcast),
-	LEGACY_NORESP(DETACH_MCAST, emu_cmd_attach_mcast, ib_uverbs_detach_mcast),
+	LEGACY_NORESP(DETACH_MCAST, emu_cmd_detach_mcast, ib_uverbs_detach_mcast),
 	LEGACY(CREATE_SRQ, emu_cmd_create_srq, ib_uverbs_create_srq,
 	       sizeof(struct ib_uverbs_create_srq_resp)),
 	LEGACY_NORESP(MODIFY_SRQ, emu_cmd_modify_srq, ib_uverbs_modify_srq),

@@ -3355,6 +3355,40 @@ mlx4dv_sq_batch_turn(struct mlx4dv_sq_batch *b)
 	return b->wqe != b->stop;
 }
 
+/* The body of the batch posts: control bytes 4..15 from bf_qpn and
+ * srcrb_imm (the template's, or with a WQE's own flags added). */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t laddr,
+		      uint64_t raddr, uint64_t wr_id, __be32 bf_qpn,
+		      uint64_t srcrb_imm)
+{
+	__be64 la = mlx4dv_cpu_to_be64(laddr);
+	__be64 ra = mlx4dv_cpu_to_be64(raddr);
+	uint8_t *wqe;
+
+	if (MLX4DV_SQ_UNLIKELY(b->wqe == b->stop) && !mlx4dv_sq_batch_turn(b))
+		return ENOSPC;
+	wqe = b->wqe;
+	/* A send's gather entry (at 16) overwrites the remote address
+	 * words stored first: one store sequence for both shapes. */
+	memcpy(wqe + 4, &bf_qpn, 4);
+	memcpy(wqe + 8, &srcrb_imm, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + 16, &ra, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + 24, &b->rkey_rsvd, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + b->data_offset, &b->count_lkey, 8);
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(wqe + b->data_offset + 8, &la, 8);
+	if (b->wrid)
+		*b->wrid++ = wr_id;
+	mlx4dv_barrier_to_device();
+	((struct mlx4_wqe_ctrl_seg *)wqe)->owner_opcode = b->owner_opcode;
+	b->wqe = wqe + b->stride;
+	return 0;
+}
+
 /*
  * mlx4dv_sq_batch_post - write the next template WQE of the batch.
  *
@@ -3372,31 +3406,43 @@ static MLX4DV_ALWAYS_INLINE int
 mlx4dv_sq_batch_post(struct mlx4dv_sq_batch *b, uint64_t laddr,
 		     uint64_t raddr, uint64_t wr_id)
 {
-	__be64 la = mlx4dv_cpu_to_be64(laddr);
-	__be64 ra = mlx4dv_cpu_to_be64(raddr);
-	uint8_t *wqe;
+	return mlx4dv_sq_batch_write(b, laddr, raddr, wr_id, b->bf_qpn,
+				     b->srcrb_imm);
+}
 
-	if (MLX4DV_SQ_UNLIKELY(b->wqe == b->stop) && !mlx4dv_sq_batch_turn(b))
-		return ENOSPC;
-	wqe = b->wqe;
-	/* A send's gather entry (at 16) overwrites the remote address
-	 * words stored first: one store sequence for both shapes. */
-	memcpy(wqe + 4, &b->bf_qpn, 4);
-	memcpy(wqe + 8, &b->srcrb_imm, 8);
-	MLX4DV_SQ_STORE_GROUP();
-	memcpy(wqe + 16, &ra, 8);
-	MLX4DV_SQ_STORE_GROUP();
-	memcpy(wqe + 24, &b->rkey_rsvd, 8);
-	MLX4DV_SQ_STORE_GROUP();
-	memcpy(wqe + b->data_offset, &b->count_lkey, 8);
-	MLX4DV_SQ_STORE_GROUP();
-	memcpy(wqe + b->data_offset + 8, &la, 8);
-	if (b->wrid)
-		*b->wrid++ = wr_id;
-	mlx4dv_barrier_to_device();
-	((struct mlx4_wqe_ctrl_seg *)wqe)->owner_opcode = b->owner_opcode;
-	b->wqe = wqe + b->stride;
-	return 0;
+/* send_flags one WQE of a batch may add to its template's. */
+#define MLX4DV_SQ_BATCH_WQE_FLAGS \
+	((uint32_t)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_FENCE))
+
+/*
+ * mlx4dv_sq_batch_post_flags - mlx4dv_sq_batch_post() for a WQE that also
+ * asks for a completion, a solicited event or a fence, without a second
+ * template: send_flags is IBV_SEND_SIGNALED, IBV_SEND_SOLICITED and/or
+ * IBV_SEND_FENCE, added to the template's flags for this WQE only
+ * (control word 2 gets MLX4_WQE_CTRL_CQ_UPDATE / MLX4_WQE_CTRL_SOLICIT,
+ * control byte 7 the fence bit 0x40, exactly as the one-call posts store
+ * them; libmlx4 qp.c mlx4_post_send). Flags the template has already
+ * stay; none can be taken away. Typical use: an unsignalled template
+ * and IBV_SEND_SIGNALED on the last WQE of the batch, so one send CQE
+ * completes the whole batch (mlx4dv_cq_poll_send()).
+ * Returns 0; EINVAL (nothing written) for any other flag bit; ENOSPC as
+ * mlx4dv_sq_batch_post(). With constant send_flags the extra words are
+ * constants and the WQE costs what mlx4dv_sq_batch_post() costs.
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_batch_post_flags(struct mlx4dv_sq_batch *b, uint64_t laddr,
+			   uint64_t raddr, uint64_t wr_id,
+			   uint32_t send_flags)
+{
+	uint32_t srcrb = mlx4dv_send_srcrb_flags(send_flags &
+		(uint32_t)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED));
+	__be32 fence = mlx4dv_cpu_to_be32((send_flags & IBV_SEND_FENCE) ?
+					  (uint32_t)MLX4_WQE_CTRL_FENCE : 0);
+
+	if (MLX4DV_SQ_UNLIKELY(send_flags & ~MLX4DV_SQ_BATCH_WQE_FLAGS))
+		return EINVAL;
+	return mlx4dv_sq_batch_write(b, laddr, raddr, wr_id, b->bf_qpn | fence,
+		b->srcrb_imm | mlx4dv_be32_pair(mlx4dv_cpu_to_be32(srcrb), 0));
 }
 
 /*
@@ -4481,6 +4527,146 @@ int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	cq->cons_index = ci + 1;
 	if (wr_id)
 		*wr_id = id;
+	return 1;
+}
+
+/*
+ * The software-owned CQE at cq->cons_index and the last byte it was
+ * judged by (owner bit sign-extended over bits 7..31, send bit and opcode
+ * in bits 0..6), or NULL when the device owns it. After a non-NULL
+ * return mlx4dv_barrier_from_device() has been issued, so the other
+ * fields may be read. The common head of the mlx4dv_cq_poll_* takes.
+ */
+static MLX4DV_ALWAYS_INLINE const struct mlx4_cqe *
+mlx4dv_cq_poll_head(const struct mlx4dv_cq_ring *cq, int32_t *last_out)
+{
+	uint32_t ci = cq->cons_index;
+	size_t size = cq->cqe_size;
+	const uint8_t *slot = cq->buf + (size_t)(ci & (cq->cqe_cnt - 1)) * size;
+	int32_t last = (int8_t)__atomic_load_n(slot + size - 1, __ATOMIC_RELAXED);
+
+	if (((uint32_t)(last >> 7) ^ ci) & cq->cqe_cnt)
+		return NULL;
+	mlx4dv_barrier_from_device();
+	*last_out = last;
+	return (const struct mlx4_cqe *)(slot + size - sizeof(struct mlx4_cqe));
+}
+
+/*
+ * 0 when the last byte of a CQE (as mlx4dv_cq_poll_head() gives it) is a
+ * good receive completion: the send bit clear and a receive opcode
+ * (RDMA_WRITE_IMM, SEND, SEND_IMM, SEND_INVAL: 0..3), one compare;
+ * else the negative errno of the mlx4dv_cq_poll_recv*() takes.
+ */
+static MLX4DV_ALWAYS_INLINE int mlx4dv_cq_recv_kind(int32_t last)
+{
+	uint32_t op = (uint32_t)last & (MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK);
+
+	if (MLX4DV_SQ_LIKELY(op <= MLX4_RECV_OPCODE_SEND_INVAL))
+		return 0;
+	return op == MLX4_CQE_OPCODE_ERROR ? -EIO : -EINVAL;
+}
+
+/*
+ * mlx4dv_cq_poll_recv - take the next completion of a CQ that carries the
+ * receive completions of one RQ (the RQ of a QP, or a receive WQ of an
+ * RSS QP): the receive twin of mlx4dv_cq_poll_send(), the lean form of
+ * mlx4dv_cq_next() + mlx4dv_cqe_is_error() + mlx4dv_rq_complete() +
+ * mlx4dv_cqe_byte_len() for the common case.
+ *
+ * wr_id:    out, may be NULL: the wr_id posted with the WQE (0 when
+ *           rq->wrid is NULL).
+ * byte_len: out, may be NULL: bytes received, host order (a UD receive
+ *           counts the 40-byte GRH room too, as ibv_wc.byte_len does).
+ * cqe:      out, may be NULL: the CQE taken, for the fields this call does
+ *           not decode (mlx4dv_cqe_opcode(), mlx4dv_cqe_imm_data(),
+ *           mlx4dv_cqe_wc_flags(), mlx4dv_cqe_src_qp(), ...); valid until
+ *           the next mlx4dv_cq_update_ci().
+ * The outputs are written only when 1 is returned.
+ *
+ * Returns 1 when a good receive CQE of rq->qpn was taken: cq->cons_index
+ * and rq->tail advanced by one (RQ completions come in posting order).
+ * The consumer-index record is NOT written: call mlx4dv_cq_update_ci()
+ * after one or more takes. Returns 0 when the CQ is empty. Returns a
+ * negative errno and consumes nothing, changes nothing, when the next
+ * CQE is software-owned but not a good receive of this RQ:
+ *  -EIO     an error CQE (flushes included): take it with
+ *           mlx4dv_cq_next() and account it with mlx4dv_rq_complete()
+ *           (or mlx4dv_sq_complete_cqe() for a send's);
+ *  -EINVAL  a send CQE, a CQE of another QPN, an opcode no receive has;
+ *  -ERANGE  no WQE of the RQ is outstanding (head == tail).
+ * Ordering as mlx4dv_cq_poll_send(): owner test, then
+ * mlx4dv_barrier_from_device(), then the other fields.
+ * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe.)
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
+			uint64_t *wr_id, uint32_t *byte_len,
+			const struct mlx4_cqe **cqe_out)
+{
+	int32_t last = 0;
+	const struct mlx4_cqe *cqe = mlx4dv_cq_poll_head(cq, &last);
+	uint32_t tail;
+	int err;
+
+	if (!cqe)
+		return 0;
+	err = mlx4dv_cq_recv_kind(last);
+	if (MLX4DV_SQ_UNLIKELY(err))
+		return err;
+	if (mlx4dv_cqe_qpn(cqe) != rq->qpn)
+		return -EINVAL;
+	tail = rq->tail;
+	if (MLX4DV_SQ_UNLIKELY(tail == rq->head))
+		return -ERANGE;
+	if (wr_id)
+		*wr_id = rq->wrid ? rq->wrid[tail & (rq->wqe_cnt - 1)] : 0;
+	if (byte_len)
+		*byte_len = mlx4dv_be32_to_cpu(cqe->byte_cnt);
+	if (cqe_out)
+		*cqe_out = cqe;
+	rq->tail = tail + 1;
+	cq->cons_index++;
+	return 1;
+}
+
+/*
+ * mlx4dv_cq_poll_srq_recv - mlx4dv_cq_poll_recv() for a CQ whose receive
+ * completions come from QPs that receive from one SRQ (XRC SRQs
+ * included): the CQE's wqe_index names the SRQ WQE, whose wr_id is
+ * returned and which goes back to the free list (mlx4dv_srq_release()).
+ * The QPN is the receiving QP's and is not checked: the CQ must carry
+ * only receives of QPs on this SRQ (and sends, which are refused).
+ * Returns 1, 0, or -EIO / -EINVAL (a send CQE, an opcode no receive has,
+ * a wqe_index that is the SRQ's tail) / -ERANGE (wqe_index >= wqe_cnt)
+ * with nothing consumed, as mlx4dv_cq_poll_recv(). Same outputs.
+ */
+static MLX4DV_ALWAYS_INLINE
+int mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq,
+			    struct mlx4dv_srq_ring *srq, uint64_t *wr_id,
+			    uint32_t *byte_len, const struct mlx4_cqe **cqe_out)
+{
+	int32_t last = 0;
+	const struct mlx4_cqe *cqe = mlx4dv_cq_poll_head(cq, &last);
+	uint32_t index;
+	int err;
+
+	if (!cqe)
+		return 0;
+	err = mlx4dv_cq_recv_kind(last);
+	if (MLX4DV_SQ_UNLIKELY(err))
+		return err;
+	index = mlx4dv_cqe_wqe_index(cqe);
+	err = mlx4dv_srq_release(srq, index);
+	if (MLX4DV_SQ_UNLIKELY(err))
+		return -err;
+	if (wr_id)
+		*wr_id = srq->wrid ? srq->wrid[index] : 0;
+	if (byte_len)
+		*byte_len = mlx4dv_be32_to_cpu(cqe->byte_cnt);
+	if (cqe_out)
+		*cqe_out = cqe;
+	cq->cons_index++;
 	return 1;
 }
 

@@ -66,6 +66,16 @@ uint64_t completion_instantiate_all(mlx4dv_cq_ring *cq, mlx4dv_rq_ring *rq,
 	     static_cast<unsigned>(mlx4dv_srq_complete(srq, c, &id));
 	s += static_cast<unsigned>(mlx4dv_cq_poll_send(cq, sq, &id)) +
 	     static_cast<unsigned>(mlx4dv_cq_poll_send(cq, sq, nullptr));
+	{
+		const struct mlx4_cqe *taken = nullptr;
+		uint32_t len = 0;
+
+		s += static_cast<unsigned>(mlx4dv_cq_poll_recv(cq, rq, &id, &len,
+							       &taken)) +
+		     static_cast<unsigned>(mlx4dv_cq_poll_srq_recv(cq, srq, &id,
+								   &len, &taken)) +
+		     len + static_cast<unsigned>(srq ? mlx4dv_srq_index_is_free(srq, 0) : 0);
+	}
 	s += static_cast<unsigned>(mlx4dv_sq_complete_cqe(sq, c, &id)) +
 	     static_cast<unsigned>(mlx4dv_cqe_complete_wc(c, &q, 1, wc)) +
 	     static_cast<unsigned>(mlx4dv_cq_poll_wc(cq, &q, 1, 4, wc));

@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The lean operations on the software device. One-call takes: SENDs and
+ * SEND_WITH_IMMs between RC QPs, received on an RQ through
+ * mlx4dv_cq_poll_recv() and on an SRQ through mlx4dv_cq_poll_srq_recv(),
+ * sends completed with mlx4dv_cq_poll_send(); wr_id, byte count, opcode
+ * and immediate of every receive, and the payload, as sent. Template
+ * batches: an unsignalled batch whose last WQE alone asks for a
+ * completion (mlx4dv_sq_batch_post_flags()) completes as one.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "unit_device.h"
+
+enum { ROUNDS = 20, SPIN_LIMIT = 20000000 };
+
+struct pair {
+	struct unit_dev *d;
+	struct ibv_cq *cq[4];
+	struct ibv_srq *srq;
+	struct ibv_qp *tx, *rx;
+	struct mlx4dv_qp_rings t, r;
+	struct mlx4dv_srq_ring srq_ring;
+	struct ibv_mr *mr;
+	uint8_t *mem;
+};
+
+static void pair_open(struct pair *p, int on_srq)
+{
+	struct ibv_qp_cap cap = { .max_send_wr = 8, .max_recv_wr = 8,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 7, .max_sge = 1 } };
+
+	memset(p, 0, sizeof(*p));
+	p->d = unit_dev_open();
+	assert_non_null(p->d);
+	p->mem = calloc(1, 4096);
+	assert_non_null(p->mem);
+	p->mr = ibv_reg_mr(p->d->pd, p->mem, 4096, IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(p->mr);
+	for (int i = 0; i < 4; i++) {
+		p->cq[i] = ibv_create_cq(p->d->ctx, 31, NULL, NULL, 0);
+		assert_non_null(p->cq[i]);
+	}
+	if (on_srq) {
+		p->srq = ibv_create_srq(p->d->pd, &sattr);
+		assert_non_null(p->srq);
+		assert_int_equal(mlx4dv_srq_ring_init(&p->srq_ring, p->srq,
+						      MLX4DV_RING_INIT_WRID), 0);
+	}
+	p->tx = unit_qp_create(p->d, IBV_QPT_RC, p->cq[0], p->cq[1], NULL, &cap);
+	p->rx = unit_qp_create(p->d, IBV_QPT_RC, p->cq[2], p->cq[3], p->srq, &cap);
+	assert_non_null(p->tx);
+	assert_non_null(p->rx);
+	assert_int_equal(mlx4dv_qp_rings_init(&p->t, p->tx, MLX4DV_RING_INIT_WRID), 0);
+	assert_int_equal(mlx4dv_qp_rings_init(&p->r, p->rx, MLX4DV_RING_INIT_WRID), 0);
+	assert_int_equal(unit_qp_connect(p->d, p->tx, p->rx->qp_num), 0);
+	assert_int_equal(unit_qp_connect(p->d, p->rx, p->tx->qp_num), 0);
+}
+
+static void pair_close(struct pair *p)
+{
+	mlx4dv_qp_rings_release(&p->t);
+	mlx4dv_qp_rings_release(&p->r);
+	assert_int_equal(ibv_destroy_qp(p->tx), 0);
+	assert_int_equal(ibv_destroy_qp(p->rx), 0);
+	if (p->srq) {
+		mlx4dv_srq_ring_release(&p->srq_ring);
+		assert_int_equal(ibv_destroy_srq(p->srq), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(ibv_destroy_cq(p->cq[i]), 0);
+	assert_int_equal(ibv_dereg_mr(p->mr), 0);
+	free(p->mem);
+	unit_dev_close(p->d);
+}
+
+/* One message of len bytes (odd rounds with an immediate) and its
+ * receive, taken through the one-call functions. */
+static void round_trip(struct pair *p, int r, int on_srq)
+{
+	uint32_t len = 8 + (uint32_t)r * 13;
+	struct ibv_sge src = { (uintptr_t)p->mem, len, p->mr->lkey };
+	struct ibv_sge dst = { (uintptr_t)(p->mem + 2048), 2048, p->mr->lkey };
+	__be32 imm = mlx4dv_cpu_to_be32(0x10000u + (uint32_t)r);
+	const struct mlx4_cqe *cqe = NULL;
+	uint64_t wr_id = 0;
+	uint32_t got = 0;
+	int ret = 0;
+
+	for (uint32_t i = 0; i < len; i++)
+		p->mem[i] = (uint8_t)(r + i * 3);
+	memset(p->mem + 2048, 0, 2048);
+	if (on_srq)
+		assert_int_equal(mlx4dv_srq_post(&p->srq_ring, 0x700 + (uint64_t)r,
+						 &dst, 1), 0);
+	else
+		assert_int_equal(mlx4dv_rq_post(&p->r.rq, 0x700 + (uint64_t)r, &dst, 1), 0);
+	mlx4dv_sq_set_wr_id(&p->t.sq, 0x800 + (uint64_t)r);
+	if (r & 1)
+		assert_int_equal(mlx4dv_sq_post_send_imm(&p->t.sq, &src, 1,
+						IBV_SEND_SIGNALED, imm), 0);
+	else
+		assert_int_equal(mlx4dv_sq_post_send(&p->t.sq, &src, 1,
+						     IBV_SEND_SIGNALED), 0);
+	mlx4dv_sq_ring_doorbell(&p->t.sq);
+
+	for (long n = 0; n < SPIN_LIMIT && !ret; n++) {
+		ret = mlx4dv_cq_poll_send(&p->t.send_cq, &p->t.sq, &wr_id);
+		if (!ret)
+			sched_yield();
+	}
+	assert_int_equal(ret, 1);
+	assert_int_equal(wr_id, 0x800 + (uint64_t)r);
+	mlx4dv_cq_update_ci(&p->t.send_cq);
+
+	ret = 0;
+	for (long n = 0; n < SPIN_LIMIT && !ret; n++) {
+		ret = on_srq ? mlx4dv_cq_poll_srq_recv(&p->r.recv_cq, &p->srq_ring,
+						       &wr_id, &got, &cqe) :
+			mlx4dv_cq_poll_recv(&p->r.recv_cq, &p->r.rq, &wr_id, &got, &cqe);
+		if (!ret)
+			sched_yield();
+	}
+	assert_int_equal(ret, 1);
+	assert_int_equal(wr_id, 0x700 + (uint64_t)r);
+	assert_int_equal(got, len);
+	assert_int_equal(mlx4dv_cqe_qpn(cqe), p->rx->qp_num);
+	if (r & 1) {
+		assert_int_equal(mlx4dv_cqe_opcode(cqe), MLX4_RECV_OPCODE_SEND_IMM);
+		assert_int_equal(mlx4dv_cqe_imm_data(cqe), imm);
+	} else {
+		assert_int_equal(mlx4dv_cqe_opcode(cqe), MLX4_RECV_OPCODE_SEND);
+	}
+	mlx4dv_cq_update_ci(&p->r.recv_cq);
+	assert_memory_equal(p->mem, p->mem + 2048, len);
+	/* nothing more: the next take finds the CQ empty */
+	assert_int_equal(mlx4dv_cq_poll_recv(&p->r.recv_cq, &p->r.rq, &wr_id, &got,
+					     &cqe), 0);
+}
+
+static void rq_takes(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	pair_open(&p, 0);
+	for (int r = 0; r < ROUNDS; r++)
+		round_trip(&p, r, 0);
+	assert_int_equal(p.r.rq.tail, p.r.rq.head);
+	pair_close(&p);
+}
+
+static void srq_takes(void **state)
+{
+	struct pair p;
+
+	(void)state;
+	pair_open(&p, 1);
+	for (int r = 0; r < ROUNDS; r++)
+		round_trip(&p, r, 1);
+	pair_close(&p);
+}
+
+/* A flushed receive is not a good one: -EIO, nothing consumed. */
+static void rq_error_is_not_taken(void **state)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+	struct ibv_sge dst;
+	struct pair p;
+	int ret = 0;
+
+	(void)state;
+	pair_open(&p, 0);
+	dst.addr = (uintptr_t)p.mem;
+	dst.length = 64;
+	dst.lkey = p.mr->lkey;
+	assert_int_equal(mlx4dv_rq_post(&p.r.rq, 5, &dst, 1), 0);
+	assert_int_equal(ibv_modify_qp(p.rx, &attr, IBV_QP_STATE), 0);
+	for (long n = 0; n < SPIN_LIMIT && !ret; n++) {
+		ret = mlx4dv_cq_poll_recv(&p.r.recv_cq, &p.r.rq, NULL, NULL, NULL);
+		if (!ret)
+			sched_yield();
+	}
+	assert_int_equal(ret, -EIO);
+	assert_int_equal(p.r.rq.tail, 0);
+	assert_non_null(mlx4dv_cq_peek(&p.r.recv_cq));
+	pair_close(&p);
+}
+
+/* RDMA WRITEs from an unsignalled template, the last one signalled: one
+ * send CQE completes the batch, naming the last WQE; every write landed. */
+static void batch_signals_last_wqe(void **state)
+{
+	enum { N = 6, LEN = 64 };
+	struct mlx4dv_sq_wqe_template tp;
+	struct mlx4dv_sq_batch b;
+	struct ibv_mr *rmr;
+	uint8_t *remote;
+	uint64_t wr_id = 0;
+	struct pair p;
+	int ret = 0;
+
+	(void)state;
+	pair_open(&p, 0);
+	remote = calloc(1, N * LEN);
+	assert_non_null(remote);
+	rmr = ibv_reg_mr(p.d->pd, remote, N * LEN,
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	assert_non_null(rmr);
+	for (int i = 0; i < N * LEN; i++)
+		p.mem[i] = (uint8_t)(i * 5 + 1);
+	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &p.t.sq,
+		IBV_WR_RDMA_WRITE, p.mr->lkey, LEN, rmr->rkey, 0, 0), 0);
+	assert_int_equal(mlx4dv_sq_batch_begin(&p.t.sq, &b, &tp, N), 0);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(mlx4dv_sq_batch_post_flags(&b,
+			(uintptr_t)(p.mem + i * LEN), (uintptr_t)(remote + i * LEN),
+			0x900 + (uint64_t)i, i == N - 1 ? IBV_SEND_SIGNALED : 0), 0);
+	assert_int_equal(mlx4dv_sq_batch_end(&p.t.sq, &b), N);
+	mlx4dv_sq_ring_doorbell(&p.t.sq);
+	for (long n = 0; n < SPIN_LIMIT && !ret; n++) {
+		ret = mlx4dv_cq_poll_send(&p.t.send_cq, &p.t.sq, &wr_id);
+		if (!ret)
+			sched_yield();
+	}
+	assert_int_equal(ret, 1);
+	assert_int_equal(wr_id, 0x900 + N - 1);
+	assert_int_equal(p.t.sq.tail, p.t.sq.head);
+	mlx4dv_cq_update_ci(&p.t.send_cq);
+	assert_memory_equal(remote, p.mem, N * LEN);
+	/* one CQE only */
+	assert_int_equal(mlx4dv_cq_poll_send(&p.t.send_cq, &p.t.sq, &wr_id), 0);
+	assert_int_equal(ibv_dereg_mr(rmr), 0);
+	free(remote);
+	pair_close(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(rq_takes),
+		cmocka_unit_test(srq_takes),
+		cmocka_unit_test(rq_error_is_not_taken),
+		cmocka_unit_test(batch_signals_last_wqe),
+	};
+
+	return cmocka_run_group_tests_name("unit_lean_ops", tests, NULL, NULL);
+}
