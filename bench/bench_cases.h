@@ -18,11 +18,11 @@
 
 enum bench_case_id {
 	BENCH_CASE_WRITE,		/* RDMA write, 1 SGE, + doorbell */
-	BENCH_CASE_INLINE_SEND,		/* 32-byte inline send + doorbell */
+	BENCH_CASE_INLINE_SEND,		/* 32-byte inline send; direct: doorbell */
 	BENCH_CASE_UD_SEND,		/* UD send, 1 SGE, + doorbell */
 	BENCH_CASE_WRITE_BATCH,		/* 32 RDMA writes, one doorbell */
 	BENCH_CASE_WRITE_BATCH_TMPL,	/* the same from a WQE template */
-	BENCH_CASE_BLUEFLAME,		/* one small WQE through BlueFlame */
+	BENCH_CASE_BLUEFLAME,		/* the same; direct: BlueFlame */
 	BENCH_CASE_RECV,		/* one receive */
 	BENCH_CASE_RECV_BATCH,		/* 32 receives, one record update */
 	BENCH_CASE_POLL_HIT,		/* poll one CQE that is there */
@@ -43,6 +43,8 @@ struct bench_case {
 	const char *what;
 	uint32_t batch;		/* operations per call (WQEs, receives, CQEs) */
 	bool engine_running;
+	bool posts_sends;	/* measured work hands send WQEs to the device */
+	bool direct_blueflame;	/* the direct path by BlueFlame (else doorbell) */
 };
 
 extern const struct bench_case bench_cases[BENCH_NCASES];

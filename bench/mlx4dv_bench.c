@@ -13,6 +13,13 @@
  * measured loops (CALLGRIND_DUMP_STATS_AT, named "case=... path=...
  * ops=..."); bench/run-callgrind.sh turns the dumps into the table.
  *
+ * Every case that posts sends also reports how each path handed its WQEs
+ * to the device, from the device's own count of BlueFlame WQEs over that
+ * path's run (mlx4emu_get_counters() bf_posts): "BlueFlame" when it rose,
+ * "doorbell" when it did not. The ratio is given only when both paths did
+ * the same; the direct path must use BlueFlame exactly in its BlueFlame
+ * case (when the device has it), or the program fails.
+ *
  * Run it on the software ConnectX-3:  mlx4emu-run ./mlx4dv_bench
  */
 #include "bench_cases.h"
@@ -29,12 +36,12 @@
 #define MIN_REPS 5u
 
 const struct bench_case bench_cases[BENCH_NCASES] = {
-	[BENCH_CASE_WRITE] = { "write_post", "RDMA write, 1 SGE, + doorbell", 1, false },
-	[BENCH_CASE_INLINE_SEND] = { "inline_send_post", "32-byte inline send + doorbell", 1, false },
-	[BENCH_CASE_UD_SEND] = { "ud_send_post", "UD send, 1 SGE, + doorbell", 1, false },
-	[BENCH_CASE_WRITE_BATCH] = { "write_batch32_post", "32 RDMA writes + one doorbell", BENCH_SEND_BATCH, false },
-	[BENCH_CASE_WRITE_BATCH_TMPL] = { "write_batch32_tmpl_post", "32 template RDMA writes + one doorbell", BENCH_SEND_BATCH, false },
-	[BENCH_CASE_BLUEFLAME] = { "blueflame_post", "one small WQE through BlueFlame", 1, false },
+	[BENCH_CASE_WRITE] = { "write_post", "RDMA write, 1 SGE, + doorbell", 1, false, true },
+	[BENCH_CASE_INLINE_SEND] = { "inline_send_post", "32-byte inline send (direct: doorbell)", 1, false, true },
+	[BENCH_CASE_UD_SEND] = { "ud_send_post", "UD send, 1 SGE, + doorbell", 1, false, true },
+	[BENCH_CASE_WRITE_BATCH] = { "write_batch32_post", "32 RDMA writes + one doorbell", BENCH_SEND_BATCH, false, true },
+	[BENCH_CASE_WRITE_BATCH_TMPL] = { "write_batch32_tmpl_post", "32 template RDMA writes + one doorbell", BENCH_SEND_BATCH, false, true },
+	[BENCH_CASE_BLUEFLAME] = { "blueflame_post", "32-byte inline send (direct: post_bf)", 1, false, true, true },
 	[BENCH_CASE_RECV] = { "recv_post", "one receive", 1, false },
 	[BENCH_CASE_RECV_BATCH] = { "recv_batch32_post", "32 receives, one record update", BENCH_RECV_BATCH, false },
 	[BENCH_CASE_POLL_HIT] = { "poll_hit", "poll one CQE (present)", 1, false },
@@ -42,8 +49,8 @@ const struct bench_case bench_cases[BENCH_NCASES] = {
 	[BENCH_CASE_POLL_MISS] = { "poll_miss", "poll an empty CQ", 1, false },
 	[BENCH_CASE_POLL_BATCH] = { "poll_batch16", "poll 16 CQEs per call", BENCH_POLL_BATCH, false },
 	[BENCH_CASE_POLL_BATCH_WC] = { "poll_batch16_wc", "poll 16 CQEs per call into ibv_wc", BENCH_POLL_BATCH, false },
-	[BENCH_CASE_LOOP_WRITE] = { "loop_write", "post write, device runs, poll", 1, true },
-	[BENCH_CASE_LOOP_SEND_RECV] = { "loop_send_recv", "post recv+send, device runs, poll both", 1, true },
+	[BENCH_CASE_LOOP_WRITE] = { "loop_write", "post write, device runs, poll", 1, true, true },
+	[BENCH_CASE_LOOP_SEND_RECV] = { "loop_send_recv", "post recv+send, device runs, poll both", 1, true, true },
 };
 
 static const char *const path_name[BENCH_NPATHS] = { "verbs", "direct" };
@@ -58,7 +65,13 @@ struct options {
 	bool any_only;
 };
 
+/* How a path's send WQEs reached the device. */
+enum handover { HANDOVER_NONE, HANDOVER_DOORBELL, HANDOVER_BLUEFLAME };
+
+static const char *const handover_name[] = { "-", "doorbell", "BlueFlame" };
+
 struct result {
+	enum handover handover[BENCH_NPATHS];
 	double ns_per_op[BENCH_NPATHS];		/* median */
 	double min_ns[BENCH_NPATHS], max_ns[BENCH_NPATHS];
 	double ratio;				/* median of per-repetition ratios */
@@ -66,6 +79,7 @@ struct result {
 };
 
 static bool under_valgrind;
+static bool device_has_blueflame;	/* the direct lane got registers */
 
 void bench_fail(const char *fmt, ...)
 {
@@ -84,14 +98,45 @@ static bench_round_fn *round_of(enum bench_case_id c, enum bench_path p)
 	return p == BENCH_VERBS ? bench_verbs_rounds[c] : bench_direct_rounds[c];
 }
 
-/* Runs ops operations of one case on one lane, in rounds. */
-static void run_rounds(struct bench_lane *l, enum bench_case_id c,
-		       struct bench_meter *m, uint32_t ops)
+/* Runs ops operations of one case on one lane, in rounds; returns the
+ * BlueFlame WQEs the device counted meanwhile. With the engine paused the
+ * device sees only the last copy in each BlueFlame buffer when it runs
+ * again, so the count tells whether BlueFlame was used, not how often. */
+static uint64_t run_rounds(struct bench_lane *l, enum bench_case_id c,
+			   struct bench_meter *m, uint32_t ops)
 {
 	bench_round_fn *fn = round_of(c, l->path);
+	uint64_t bf = bench_device_blueflame_wqes();
 
 	for (uint32_t done = 0; done < ops; done += BENCH_ROUND)
 		fn(l, m, ops - done < BENCH_ROUND ? ops - done : BENCH_ROUND);
+	return bench_device_blueflame_wqes() - bf;
+}
+
+/* The hand-over of a path's run from its BlueFlame count; for the direct
+ * path it must be the one the case is made of. */
+static enum handover handover_of(enum bench_case_id c, enum bench_path p,
+				 uint64_t bf_wqes)
+{
+	const struct bench_case *bc = &bench_cases[c];
+	enum handover h = !bc->posts_sends ? HANDOVER_NONE :
+		bf_wqes ? HANDOVER_BLUEFLAME : HANDOVER_DOORBELL;
+	enum handover want = !bc->posts_sends ? HANDOVER_NONE :
+		bc->direct_blueflame && device_has_blueflame ?
+		HANDOVER_BLUEFLAME : HANDOVER_DOORBELL;
+
+	if (p == BENCH_DIRECT && h != want)
+		bench_fail("%s: the direct path handed its WQEs over by %s, not by %s "
+			   "(%llu BlueFlame WQEs counted by the device)", bc->name,
+			   handover_name[h], handover_name[want],
+			   (unsigned long long)bf_wqes);
+	return h;
+}
+
+/* "BlueFlame/doorbell": what a row's ratio compares. */
+static bool same_handover(const struct result *r)
+{
+	return r->handover[BENCH_VERBS] == r->handover[BENCH_DIRECT];
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -158,13 +203,17 @@ static void measure_instructions(struct bench_env *env, enum bench_case_id c,
 
 	for (int p = 0; p < BENCH_NPATHS; p++) {
 		struct bench_meter m = { .instructions = true };
+		enum handover h;
 		char name[160];
+		uint64_t bf;
 
 		bench_callgrind_zero();
-		run_rounds(&env->lane[p], c, &m, o->ops);
-		snprintf(name, sizeof(name), "case=%s path=%s ops=%llu calls=%llu",
+		bf = run_rounds(&env->lane[p], c, &m, o->ops);
+		h = handover_of(c, (enum bench_path)p, bf);
+		snprintf(name, sizeof(name),
+			 "case=%s path=%s ops=%llu calls=%llu handover=%s",
 			 bc->name, path_name[p], (unsigned long long)m.ops,
-			 (unsigned long long)(m.ops / bc->batch));
+			 (unsigned long long)(m.ops / bc->batch), handover_name[h]);
 		bench_callgrind_dump(name);
 		printf("callgrind dump: %s empty_polls=%llu\n", name,
 		       (unsigned long long)m.empty_polls);
@@ -175,6 +224,7 @@ static void measure_time(struct bench_env *env, enum bench_case_id c,
 			 const struct options *o, struct result *res)
 {
 	double ns[BENCH_NPATHS][64], ratio[64], polls[BENCH_NPATHS] = { 0 };
+	uint64_t bf[BENCH_NPATHS] = { 0 };
 
 	for (uint32_t r = 0; r < o->reps; r++) {
 		for (int k = 0; k < BENCH_NPATHS; k++) {
@@ -182,13 +232,14 @@ static void measure_time(struct bench_env *env, enum bench_case_id c,
 			int p = (int)((r + (uint32_t)k) % BENCH_NPATHS);
 			struct bench_meter m = { .instructions = false };
 
-			run_rounds(&env->lane[p], c, &m, o->ops);
+			bf[p] += run_rounds(&env->lane[p], c, &m, o->ops);
 			ns[p][r] = (double)m.ns / (double)m.ops;
 			polls[p] += (double)m.empty_polls / (double)m.ops;
 		}
 		ratio[r] = ns[BENCH_DIRECT][r] / ns[BENCH_VERBS][r];
 	}
 	for (int p = 0; p < BENCH_NPATHS; p++) {
+		res->handover[p] = handover_of(c, (enum bench_path)p, bf[p]);
 		res->ns_per_op[p] = median(ns[p], o->reps);
 		res->min_ns[p] = ns[p][0];
 		res->max_ns[p] = ns[p][o->reps - 1];
@@ -238,9 +289,17 @@ static void print_rings(const struct bench_lane *l)
 
 static void print_row(const struct bench_case *bc, const struct result *r)
 {
-	printf("%-23s %-38s %9.1f %9.1f %7.3f %9.1f-%-9.1f %9.1f-%-9.1f\n",
-	       bc->name, bc->what, r->ns_per_op[BENCH_VERBS],
-	       r->ns_per_op[BENCH_DIRECT], r->ratio,
+	char ratio[16];
+
+	/* a ratio of BlueFlame against a doorbell compares different work */
+	if (same_handover(r))
+		snprintf(ratio, sizeof(ratio), "%7.3f", r->ratio);
+	else
+		snprintf(ratio, sizeof(ratio), "%7s", "-");
+	printf("%-23s %-38s %-9s %-9s %9.1f %9.1f %s %9.1f-%-9.1f %9.1f-%-9.1f\n",
+	       bc->name, bc->what, handover_name[r->handover[BENCH_VERBS]],
+	       handover_name[r->handover[BENCH_DIRECT]], r->ns_per_op[BENCH_VERBS],
+	       r->ns_per_op[BENCH_DIRECT], ratio,
 	       r->min_ns[BENCH_VERBS], r->max_ns[BENCH_VERBS],
 	       r->min_ns[BENCH_DIRECT], r->max_ns[BENCH_DIRECT]);
 }
@@ -252,17 +311,21 @@ static void write_csv(const struct options *o, const struct result *res)
 	if (!f)
 		bench_die("cannot write %s: %s", o->csv, strerror(errno));
 	print_machine(f);
-	fprintf(f, "case,batch,path,ops_per_rep,reps,median_ns_per_op,min_ns_per_op,"
+	fprintf(f, "case,batch,path,handover,ops_per_rep,reps,median_ns_per_op,min_ns_per_op,"
 		   "max_ns_per_op,median_ratio_direct_over_verbs,empty_polls_per_op\n");
 	for (int c = 0; c < BENCH_NCASES; c++) {
 		if (o->any_only && !o->only[c])
 			continue;
+		char ratio[16] = "";
+
+		if (same_handover(&res[c]))
+			snprintf(ratio, sizeof(ratio), "%.4f", res[c].ratio);
 		for (int p = 0; p < BENCH_NPATHS; p++)
-			fprintf(f, "%s,%u,%s,%u,%u,%.2f,%.2f,%.2f,%.4f,%.3f\n",
+			fprintf(f, "%s,%u,%s,%s,%u,%u,%.2f,%.2f,%.2f,%s,%.3f\n",
 				bench_cases[c].name, bench_cases[c].batch, path_name[p],
-				o->ops, o->reps, res[c].ns_per_op[p], res[c].min_ns[p],
-				res[c].max_ns[p], res[c].ratio,
-				res[c].empty_polls_per_op[p]);
+				handover_name[res[c].handover[p]], o->ops, o->reps,
+				res[c].ns_per_op[p], res[c].min_ns[p], res[c].max_ns[p],
+				ratio, res[c].empty_polls_per_op[p]);
 	}
 	fclose(f);
 }
@@ -378,11 +441,14 @@ int main(int argc, char **argv)
 		printf("# %u repetitions; direct/verbs = median of per-repetition ratios\n", o.reps);
 	print_machine(stdout);
 	print_rings(&env.lane[BENCH_DIRECT]);
+	device_has_blueflame = (env.lane[BENCH_DIRECT].rc.rings[0].sq.flags &
+				MLX4DV_SQ_RING_BLUEFLAME) != 0;
 	if (!o.smoke)
 		lap_send_rings(&env);
 	if (!under_valgrind)
-		printf("%-23s %-38s %9s %9s %7s %19s %19s\n", "case", "operation",
-		       "verbs ns", "direct ns", "d/v", "verbs min-max", "direct min-max");
+		printf("%-23s %-38s %-9s %-9s %9s %9s %7s %19s %19s\n", "case", "operation",
+		       "verbs by", "direct by", "verbs ns", "direct ns", "d/v",
+		       "verbs min-max", "direct min-max");
 	for (int c = 0; c < BENCH_NCASES; c++) {
 		const struct bench_case *bc = &bench_cases[c];
 
@@ -402,6 +468,9 @@ int main(int argc, char **argv)
 	if (!under_valgrind)
 		write_csv(&o, res);
 	bench_env_close(&env);
+	if (!under_valgrind)
+		printf("# d/v only where both paths handed the WQEs over the same way "
+		       "(\"by\": the device's BlueFlame count over the path's run)\n");
 	if (under_valgrind)
 		printf("# all data and completion checks passed; bench/run-callgrind.sh makes the table\n");
 	else

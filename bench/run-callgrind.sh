@@ -21,10 +21,18 @@
 # of <infiniband/mlx4dv.h> per operation (header-functions.txt, made by
 # header-costs.awk from the annotated source).
 #
+# Each row says how each path handed its send WQEs to the device
+# ("BlueFlame" or "doorbell", from the device's BlueFlame count, checked by
+# the program); d/v is given only when both did the same. libmlx4 sends a
+# small inline WQE by BlueFlame whenever the device has BlueFlame, so the
+# doorbell-against-doorbell pair of the inline send comes from a run with
+# --no-bf.
+#
 # usage: bench/run-callgrind.sh [-b BUILD_DIR] [-o OUT_DIR] [-l LAUNCHER]
-#                               [--per-case] [-- mlx4dv_bench options]
+#                               [--per-case] [--no-bf] [-- mlx4dv_bench options]
 #   --per-case   one valgrind run per case, so that the engine's count is
 #                attributed to a case (slower)
+#   --no-bf      the software device without BlueFlame (mlx4emu-run --no-bf)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,12 +40,14 @@ build=""
 out=""
 launcher=""
 per_case=0
+emu_opts=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-b) build=$2; shift 2 ;;
 	-o) out=$2; shift 2 ;;
 	-l) launcher=$2; shift 2 ;;
 	--per-case) per_case=1; shift ;;
+	--no-bf) emu_opts+=(--no-bf); shift ;;
 	--) shift; break ;;
 	-h|--help) sed -n '3,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
 	*) echo "run-callgrind.sh: unknown option $1" >&2; exit 2 ;;
@@ -78,7 +88,8 @@ run() { # tag, bench args...
 	local tag=$1; shift
 	# polled doorbells: a trapped store would run the device's fault
 	# handler on the measured thread (valgrind picks poll by default too)
-	TMPDIR="$scratch" MLX4EMU_DOORBELL=poll "$launcher" valgrind --tool=callgrind --instr-atstart=no \
+	TMPDIR="$scratch" MLX4EMU_DOORBELL=poll "$launcher" ${emu_opts[@]+"${emu_opts[@]}"} -- \
+		valgrind --tool=callgrind --instr-atstart=no \
 		--separate-threads=yes --fair-sched=yes \
 		--callgrind-out-file="$out/cg.$tag.%p" \
 		"$bench" "$@" \
@@ -121,10 +132,10 @@ for f in "$out"/cg.*.*.*-01; do
 	desc=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
 	case "$desc" in case=*) ;; *) continue ;; esac
 	ir=$(sed -n 's/^totals: //p' "$f" | awk '{print $1}')
-	# case=NAME path=P ops=N calls=C
+	# case=NAME path=P ops=N calls=C handover=H
 	set -- $desc
-	c=${1#case=}; p=${2#path=}; ops=${3#ops=}; calls=${4#calls=}
-	echo "$c $p $ops $calls ${ir:-0}" >>"$main_rows"
+	c=${1#case=}; p=${2#path=}; ops=${3#ops=}; calls=${4#calls=}; h=${5#handover=}
+	echo "$c $p $ops $calls ${ir:-0} ${h:--}" >>"$main_rows"
 	callgrind_annotate --inclusive=yes "$f" >"$out/annotate/$c.$p.txt" 2>/dev/null || true
 	if [ "$p" = direct ]; then
 		callgrind_annotate --auto=yes --context=1 "$f" >"$out/annotate/$c.$p.source.txt" 2>/dev/null || true
@@ -168,13 +179,13 @@ awk -v csv="$csv" -v engine="$engine_rows" -v order="$("$bench" --list | tr '\n'
 	{
 		c = $1; p = $2
 		seen[c] = 1
-		ops[c] = $3; calls[c] = $4; ir[c, p] = $5
+		ops[c] = $3; calls[c] = $4; ir[c, p] = $5; by[c, p] = $6
 	}
 	END {
-		print "case,ops,calls,verbs_ir_per_op,direct_ir_per_op,direct_over_verbs,verbs_ir_per_call,direct_ir_per_call,engine_ir_per_op" > csv
-		printf "%-23s %8s %12s %12s %8s %12s %12s %12s\n", "case", "ops",
-			"verbs Ir/op", "direct Ir/op", "d/v", "verbs Ir/call",
-			"direct Ir/call", "engine Ir/op"
+		print "case,ops,calls,verbs_handover,direct_handover,verbs_ir_per_op,direct_ir_per_op,direct_over_verbs,verbs_ir_per_call,direct_ir_per_call,engine_ir_per_op" > csv
+		printf "%-23s %8s %-9s %-9s %12s %12s %8s %12s %12s %12s\n", "case", "ops",
+			"verbs by", "direct by", "verbs Ir/op", "direct Ir/op", "d/v",
+			"verbs Ir/call", "direct Ir/call", "engine Ir/op"
 		n = split(order, names, " ")
 		for (i = 1; i <= n; i++) {
 			c = names[i]
@@ -182,15 +193,19 @@ awk -v csv="$csv" -v engine="$engine_rows" -v order="$("$bench" --list | tr '\n'
 				continue
 			v = ir[c, "verbs"] / ops[c]; d = ir[c, "direct"] / ops[c]
 			vc = ir[c, "verbs"] / calls[c]; dc = ir[c, "direct"] / calls[c]
-			r = v > 0 ? d / v : 0
+			bv = by[c, "verbs"]; bd = by[c, "direct"]
+			# BlueFlame against a doorbell is different work: no ratio
+			r = (v > 0 && bv == bd) ? sprintf("%.3f", d / v) : "-"
 			e = (c in eng) ? sprintf("%.1f", eng[c] / (2 * ops[c])) : "-"
-			printf "%-23s %8d %12.1f %12.1f %8.3f %12.1f %12.1f %12s\n",
-				c, ops[c], v, d, r, vc, dc, e
-			printf "%s,%d,%.2f,%.2f,%.4f,%.2f,%.2f,%s\n", c, ops[c], v, d,
-				r, vc, dc, (e == "-" ? "" : e) > csv
+			printf "%-23s %8d %-9s %-9s %12.1f %12.1f %8s %12.1f %12.1f %12s\n",
+				c, ops[c], bv, bd, v, d, r, vc, dc, e
+			printf "%s,%d,%d,%s,%s,%.2f,%.2f,%s,%.2f,%.2f,%s\n", c, ops[c],
+				calls[c], bv, bd, v, d, (r == "-" ? "" : r), vc, dc,
+				(e == "-" ? "" : e) > csv
 		}
 		if ("all" in eng)
 			printf "device engine thread(s), whole run, instrumented windows only: %.0f Ir (not in the rows above)\n", eng["all"]
 	}' "$main_rows"
+echo "# software device: ${emu_opts[*]:-BlueFlame on}; d/v only where both paths handed the WQEs over the same way"
 echo "# valgrind time: ${elapsed}s; dumps, logs and annotations in $out"
 echo "# CSV: $csv; cost by header function: $out/header-functions.txt"

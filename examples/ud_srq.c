@@ -173,20 +173,6 @@ static int check_datagram(struct ud_test *t, uint32_t k, unsigned r,
 
 /* ---- The direct data path: everything below goes through mlx4dv.h ---- */
 
-/*
- * The PD number the kernel assigned, which a UD address vector carries.
- * libibverbs has no call for it; libmlx4 keeps it right after struct
- * ibv_pd in its struct mlx4_pd (rdma-core 44.0 providers/mlx4/mlx4.h) and
- * writes it into every address vector it builds (verbs.c mlx4_create_ah).
- */
-static uint32_t pd_number(const struct ibv_pd *pd)
-{
-	uint32_t pdn;
-
-	memcpy(&pdn, (const uint8_t *)pd + sizeof(*pd), sizeof(pdn));
-	return pdn;
-}
-
 static int ring_error(const char *what, int err)
 {
 	fprintf(stderr, "%s: %s\n", what, strerror(err));
@@ -218,24 +204,24 @@ static int init_handles(struct ud_test *t)
 }
 
 /* The receivers' address vector, from what the sender learnt of them.
- * Both sit behind the same port and GID, so one serves both. */
+ * Both sit behind the same port and GID, so one serves both. libmlx4
+ * builds it in ibv_create_ah() (resolving the MAC on RoCE) and keeps it
+ * private; mlx4dv_ud_av_from_ah() reads it from libmlx4's own output.
+ * The copy outlives the AH. */
 static int init_destination(struct ud_test *t)
 {
 	struct ibv_ah_attr ah_attr;
-	struct mlx4dv_ud_av_eth eth = { .vlan_id = 0xffff };
+	struct ibv_ah *ah;
 	int ret;
 
 	ex_endpoint_ah_attr(&t->sender, &t->receiver_info[0], &ah_attr);
-	memcpy(eth.mac, t->receiver_info[0].mac, 6);
-	if (pd_number(t->dev->pd) > 0xffffff) {
-		fprintf(stderr, "PD number 0x%x is not a 24-bit number: this libmlx4 lays out its PD differently\n",
-			pd_number(t->dev->pd));
-		return -1;
-	}
-	ret = mlx4dv_ud_av_init(&t->dest, pd_number(t->dev->pd), &ah_attr,
-				ex_device_is_ethernet(t->dev) ? &eth : NULL);
+	ah = ibv_create_ah(t->dev->pd, &ah_attr);
+	if (!ah)
+		return ring_error("ibv_create_ah", errno);
+	ret = mlx4dv_ud_av_from_ah(&t->dest, ah);
+	ibv_destroy_ah(ah);
 	if (ret)
-		return ring_error("mlx4dv_ud_av_init", ret);
+		return ring_error("mlx4dv_ud_av_from_ah", ret);
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "adapter/evq.h"
 #include "base/config.h"
 #include "base/trace.h"
 
@@ -70,7 +71,7 @@ enum emu_qp_state {
 struct emu_ctx {
 	bool used;
 	int cmd_fd;
-	int async_rd, async_wr;	/* pipe: libibverbs reads the read end */
+	struct emu_evq async_q;	/* async events; async_q.rd is the async fd */
 	uint8_t *uar;		/* 0x14 send doorbell, 0x20 CQ arm doorbell */
 	uint8_t *bf_page;
 	int page_fd;		/* memfd holding the UAR and BlueFlame pages */
@@ -90,7 +91,7 @@ struct emu_ctx {
 
 struct emu_channel {
 	bool used;
-	int rd, wr;
+	struct emu_evq q;	/* q.rd is the channel fd */
 };
 
 enum emu_key_kind { EMU_KEY_FREE, EMU_KEY_MR, EMU_KEY_MW1, EMU_KEY_MW2 };
@@ -130,7 +131,7 @@ struct emu_cq {
 	int armed;		/* 0 no, 1 solicited only, 2 any */
 	bool in_error;		/* overrun happened, or its memory was unmapped */
 	bool timestamp;		/* CQEs carry the completion time */
-	uint32_t comp_events, async_events;
+	uint32_t comp_events, async_events;	/* events the program read */
 	uint64_t cqes_total;
 	uint64_t overrun_after;	/* fault: overrun when cqes_total reaches it */
 };

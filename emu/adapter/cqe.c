@@ -6,7 +6,7 @@
  * bit equals (n & cqe_cnt) != 0).  With 64-byte CQEs the valid 32 bytes
  * are the second half.  Arming: libmlx4 writes the arm record
  * (sn << 28 | cmd << 24 | ci) and rings UAR + 0x20; an armed CQ raises one
- * completion event (struct ib_uverbs_comp_event_desc on the channel pipe)
+ * completion event (struct ib_uverbs_comp_event_desc on the channel's queue)
  * for the next CQE that matches (any, or solicited/error for cmd 1) and a
  * CQ is not re-armed by an arm carrying the sequence number of the arm
  * that already fired.
@@ -47,9 +47,8 @@ static void deliver_event(struct emu_cq *cq)
 	if (cq->channel < 0)
 		return;
 	ch = &emu_dev.channels[cq->channel];
-	if (!ch->used || emu_real_write(ch->wr, &ev, sizeof(ev)) != sizeof(ev))
+	if (!ch->used || emu_evq_push(&ch->q, &ev, &cq->comp_events))
 		return;
-	cq->comp_events++;
 	EMU_CTR_INC(comp_events);
 	EMU_TRACE("completion event cqn 0x%x", cq->cqn);
 }
@@ -59,8 +58,7 @@ static void cq_overrun(struct emu_cq *cq)
 	cq->in_error = true;
 	EMU_TRACE("CQ overrun: cqn 0x%x (pi %u, ci record %u, %u entries)",
 		  cq->cqn, cq->pi, be32toh(*cq->ci_db) & 0xffffff, cq->cnt);
-	if (!emu_async_event(cq->ctx, cq->user_handle, IBV_EVENT_CQ_ERR))
-		cq->async_events++;
+	emu_async_event(cq->ctx, cq->user_handle, IBV_EVENT_CQ_ERR, &cq->async_events);
 }
 
 /*
@@ -90,8 +88,7 @@ static void cq_fault(struct emu_cq *cq, void *addr)
 	if (cq->in_error)
 		return;
 	cq->in_error = true;
-	if (!emu_async_event(cq->ctx, cq->user_handle, IBV_EVENT_CQ_ERR))
-		cq->async_events++;
+	emu_async_event(cq->ctx, cq->user_handle, IBV_EVENT_CQ_ERR, &cq->async_events);
 }
 
 static int cqe_write(struct emu_cq *cq, const struct emu_cqe *body,

@@ -5,6 +5,7 @@
 
 #include "adapter/doorbell.h"
 #include "adapter/engine.h"
+#include "adapter/events.h"
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 
@@ -65,8 +66,10 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 		if (emu_dev.srq[i].used && emu_dev.srq[i].ctx == ctx)
 			emu_dev.srq[i].used = false;
 	for (unsigned i = 0; i < EMU_MAX_CQ; i++)
-		if (emu_dev.cq[i].used && emu_dev.cq[i].ctx == ctx)
+		if (emu_dev.cq[i].used && emu_dev.cq[i].ctx == ctx) {
+			emu_events_forget_cq(&emu_dev.cq[i]);
 			emu_dev.cq[i].used = false;
+		}
 	keys_release_ctx(ctx);
 	for (unsigned i = 0; i < EMU_MAX_PD; i++)
 		if (emu_dev.pd[i].used && emu_dev.pd[i].ctx == ctx)

@@ -52,9 +52,8 @@ static void srq_limit_check(struct emu_srq *srq)
 	left = (ld_be32((const void *)srq->db) - srq->consumed) & 0xffff;
 	if (left < srq->limit) {
 		srq->limit = 0;	/* one event per arming */
-		if (!emu_async_event(srq->ctx, srq->user_handle,
-				     IBV_EVENT_SRQ_LIMIT_REACHED))
-			srq->async_events++;
+		emu_async_event(srq->ctx, srq->user_handle,
+				IBV_EVENT_SRQ_LIMIT_REACHED, &srq->async_events);
 	}
 }
 
@@ -102,9 +101,9 @@ static void rq_fault(struct emu_qp *qp, void *addr)
 	EMU_TRACE("QPN 0x%x: receive queue memory at %p is no longer mapped", qp->qpn,
 		  addr);
 	if (srq) {
-		if (!srq->lost && !emu_async_event(srq->ctx, srq->user_handle,
-						   IBV_EVENT_SRQ_ERR))
-			srq->async_events++;
+		if (!srq->lost)
+			emu_async_event(srq->ctx, srq->user_handle, IBV_EVENT_SRQ_ERR,
+					&srq->async_events);
 		srq->lost = true;
 		return;
 	}

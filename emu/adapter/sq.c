@@ -27,9 +27,9 @@ void emu_qp_set_error(struct emu_qp *qp)
 	/* the flushes run on the next passes, where error QPs are polled */
 	emu_dev.active_dirty = true;
 	emu_qp_schedule(qp);
-	if (qp->srq && !emu_async_event(qp->ctx, qp->user_handle,
-					IBV_EVENT_QP_LAST_WQE_REACHED))
-		qp->async_events++;
+	if (qp->srq)
+		emu_async_event(qp->ctx, qp->user_handle,
+				IBV_EVENT_QP_LAST_WQE_REACHED, &qp->async_events);
 }
 
 /* Copies the WQE at counter n (which may span WQEBBs and wrap). */
@@ -338,6 +338,7 @@ void emu_qp_lost(struct emu_qp *qp)
 	qp->lost = true;
 	qp->state = EMU_QPS_ERR;
 	emu_dev.active_dirty = true;
-	if (!was_err && !emu_async_event(qp->ctx, qp->user_handle, IBV_EVENT_QP_FATAL))
-		qp->async_events++;
+	if (!was_err)
+		emu_async_event(qp->ctx, qp->user_handle, IBV_EVENT_QP_FATAL,
+				&qp->async_events);
 }

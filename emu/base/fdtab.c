@@ -7,33 +7,61 @@
 /* index + 1, so that the zeroed table means "not the device's" */
 static _Atomic uint16_t fd_ctx[EMU_FD_MAX];
 static _Atomic uint16_t fd_channel[EMU_FD_MAX];
+static _Atomic uint16_t fd_async[EMU_FD_MAX];
 
-int emu_fd_ctx(int fd)
+static int get(_Atomic uint16_t *tab, int fd)
 {
 	if (fd < 0 || fd >= EMU_FD_MAX)
 		return -1;
-	return (int)atomic_load_explicit(&fd_ctx[fd], memory_order_acquire) - 1;
+	return (int)atomic_load_explicit(&tab[fd], memory_order_acquire) - 1;
+}
+
+static bool set(_Atomic uint16_t *tab, int fd, int idx)
+{
+	if (fd < 0 || fd >= EMU_FD_MAX)
+		return false;
+	atomic_store(&tab[fd], (uint16_t)(idx + 1));
+	return true;
+}
+
+int emu_fd_ctx(int fd)
+{
+	return get(fd_ctx, fd);
 }
 
 bool emu_fd_set_ctx(int fd, int ctx)
 {
-	if (fd < 0 || fd >= EMU_FD_MAX)
-		return false;
-	atomic_store(&fd_ctx[fd], (uint16_t)(ctx + 1));
-	return true;
+	return set(fd_ctx, fd, ctx);
+}
+
+int emu_fd_channel(int fd)
+{
+	return get(fd_channel, fd);
 }
 
 void emu_fd_set_channel(int fd, int channel)
 {
-	if (fd >= 0 && fd < EMU_FD_MAX)
-		atomic_store(&fd_channel[fd], (uint16_t)(channel + 1));
+	set(fd_channel, fd, channel);
 }
 
-void emu_fd_forget(int fd, int *ctx, int *channel)
+int emu_fd_async(int fd)
 {
-	*ctx = *channel = -1;
+	return get(fd_async, fd);
+}
+
+void emu_fd_set_async(int fd, int ctx)
+{
+	set(fd_async, fd, ctx);
+}
+
+struct emu_fd_owner emu_fd_forget(int fd)
+{
+	struct emu_fd_owner o = { -1, -1, -1 };
+
 	if (fd < 0 || fd >= EMU_FD_MAX)
-		return;
-	*ctx = (int)atomic_exchange(&fd_ctx[fd], 0) - 1;
-	*channel = (int)atomic_exchange(&fd_channel[fd], 0) - 1;
+		return o;
+	o.ctx = (int)atomic_exchange(&fd_ctx[fd], 0) - 1;
+	o.channel = (int)atomic_exchange(&fd_channel[fd], 0) - 1;
+	o.async_ctx = (int)atomic_exchange(&fd_async[fd], 0) - 1;
+	return o;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Which of the program's file descriptors belong to the device: the
- * command fd of each context and the read end of each completion channel.
- * Written by the command layer when it hands a descriptor out, read by the
- * OS boundary on every interposed call (lock-free: one atomic load).
+ * command fd of each context, the async event fd of each context and the
+ * fd of each completion channel.  Written by the command layer when it
+ * hands a descriptor out, read by the OS boundary on every interposed
+ * call (lock-free: one atomic load).
  */
 #ifndef MLX4EMU_FDTAB_H
 #define MLX4EMU_FDTAB_H
@@ -12,11 +13,23 @@
 
 #define EMU_FD_MAX 65536
 
+/* What a descriptor is to the device; -1 fields for "not that". */
+struct emu_fd_owner {
+	int ctx;	/* command fd of this context */
+	int channel;	/* completion channel */
+	int async_ctx;	/* async event fd of this context */
+};
+
 /* Context index of a command fd, or -1. */
 int emu_fd_ctx(int fd);
 bool emu_fd_set_ctx(int fd, int ctx);
-/* Clears the fd's entries; returns the context and channel it had (-1). */
-void emu_fd_forget(int fd, int *ctx, int *channel);
+/* Channel index, or -1. */
+int emu_fd_channel(int fd);
 void emu_fd_set_channel(int fd, int channel);
+/* Context whose async fd this is, or -1; ctx -1 clears. */
+int emu_fd_async(int fd);
+void emu_fd_set_async(int fd, int ctx);
+/* Clears the fd's entries and returns what it was. */
+struct emu_fd_owner emu_fd_forget(int fd);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+static ssize_t (*next_read)(int, void *, size_t);
 static ssize_t (*next_write)(int, const void *, size_t);
 static int (*next_close)(int);
 static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
@@ -18,6 +19,13 @@ void *emu_next_symbol(const char *name)
 		abort();
 	}
 	return p;
+}
+
+ssize_t emu_real_read(int fd, void *buf, size_t len)
+{
+	if (!next_read)
+		*(void **)&next_read = emu_next_symbol("read");
+	return next_read(fd, buf, len);
 }
 
 ssize_t emu_real_write(int fd, const void *buf, size_t len)

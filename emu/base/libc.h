@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * The C library's own write, close and mmap, past the preload's
+ * The C library's own read, write, close and mmap, past the preload's
  * interposed versions: every layer that writes event pipes, closes its
  * descriptors or maps pages uses these, so that nothing below the OS
  * boundary re-enters it.
@@ -15,6 +15,7 @@
  * work without the C library underneath it. */
 void *emu_next_symbol(const char *name);
 
+ssize_t emu_real_read(int fd, void *buf, size_t len);
 ssize_t emu_real_write(int fd, const void *buf, size_t len);
 int emu_real_close(int fd);
 void *emu_real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);

@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "adapter/cq.h"
 #include "adapter/engine.h"
+#include "adapter/events.h"
 #include "adapter/objects.h"
 
 struct emu_cq *emu_cq_get(struct emu_ctx *ctx, uint32_t h)
@@ -39,7 +40,7 @@ static int cq_create(struct emu_cmd *c, uint64_t user_handle, uint32_t cqe,
 		const size_t n = sizeof(emu_dev.channels) / sizeof(emu_dev.channels[0]);
 
 		for (size_t i = 0; i < n; i++)
-			if (emu_dev.channels[i].used && emu_dev.channels[i].rd == channel_fd)
+			if (emu_dev.channels[i].used && emu_dev.channels[i].q.rd == channel_fd)
 				channel = (int)i;
 		if (channel < 0)
 			return EINVAL;
@@ -160,6 +161,7 @@ int emu_cmd_destroy_cq(struct emu_cmd *c)
 		return EINVAL;
 	if (cq_in_use(cq))
 		return EBUSY;
+	emu_events_forget_cq(cq);
 	r.comp_events_reported = cq->comp_events;
 	r.async_events_reported = cq->async_events;
 	err = emu_put_resp(c, &r, sizeof(r));

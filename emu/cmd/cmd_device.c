@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Context, device, port, PD and completion-channel commands, plus the
- * async event pipe.  Values follow what mlx4_ib reports for a ConnectX-3
+ * async event queue.  Values follow what mlx4_ib reports for a ConnectX-3
  * and what libmlx4 expects (verbs.c, mlx4.c of rdma-core).
  */
 #include <fcntl.h>
@@ -54,21 +54,20 @@ int emu_cmd_get_context(struct emu_cmd *c)
 {
 	struct ib_uverbs_get_context_resp resp = { 0 };
 	struct mlx4_ib_alloc_ucontext_resp drv = { 0 };
-	int fds[2];
+	int fd;
 	int err;
 
-	if (c->ctx->async_rd >= 0)
+	if (c->ctx->async_q.rd >= 0)
 		return EINVAL;
 	err = dev_tables_init();
 	if (!err)
 		err = emu_clock_init();
 	if (err)
 		return err;
-	if (pipe2(fds, O_CLOEXEC))
+	fd = emu_evq_open(&c->ctx->async_q, sizeof(struct ib_uverbs_async_event_desc));
+	if (fd < 0)
 		return errno;
-	/* the device never blocks on a full event pipe */
-	fcntl(fds[1], F_SETFL, O_NONBLOCK);
-	resp.async_fd = (uint32_t)fds[0];
+	resp.async_fd = (uint32_t)fd;
 	resp.num_comp_vectors = 1;
 	drv.dev_caps = MLX4_USER_DEV_CAP_LARGE_CQE;
 	drv.qp_tab_size = emu_dev.qp_tab_size;
@@ -81,12 +80,12 @@ int emu_cmd_get_context(struct emu_cmd *c)
 	if (!err)
 		err = emu_engine_start();
 	if (err) {
-		emu_real_close(fds[0]);
-		emu_real_close(fds[1]);
+		emu_evq_close(&c->ctx->async_q);
+		emu_real_close(fd);
+		c->ctx->async_q.rd = -1;
 		return err;
 	}
-	c->ctx->async_rd = fds[0];
-	c->ctx->async_wr = fds[1];
+	emu_fd_set_async(fd, (int)(c->ctx - emu_dev.ctx));
 	return 0;
 }
 
@@ -244,7 +243,7 @@ int emu_cmd_create_comp_channel(struct emu_cmd *c)
 {
 	struct ib_uverbs_create_comp_channel_resp r = { 0 };
 	const size_t n = sizeof(emu_dev.channels) / sizeof(emu_dev.channels[0]);
-	int fds[2];
+	int fd;
 	int err;
 
 	for (size_t i = 0; i < n; i++) {
@@ -252,20 +251,18 @@ int emu_cmd_create_comp_channel(struct emu_cmd *c)
 
 		if (ch->used)
 			continue;
-		if (pipe2(fds, O_CLOEXEC))
+		fd = emu_evq_open(&ch->q, sizeof(struct ib_uverbs_comp_event_desc));
+		if (fd < 0)
 			return errno;
-		fcntl(fds[1], F_SETFL, O_NONBLOCK);
-		r.fd = (uint32_t)fds[0];
+		r.fd = (uint32_t)fd;
 		err = emu_put_resp(c, &r, sizeof(r));
 		if (err) {
-			emu_real_close(fds[0]);
-			emu_real_close(fds[1]);
+			emu_evq_close(&ch->q);
+			emu_real_close(fd);
 			return err;
 		}
 		ch->used = true;
-		ch->rd = fds[0];
-		ch->wr = fds[1];
-		emu_fd_set_channel(fds[0], (int)i);
+		emu_fd_set_channel(fd, (int)i);
 		return 0;
 	}
 	return EMFILE;
@@ -278,7 +275,7 @@ void emu_channel_release(int channel)
 
 	pthread_mutex_lock(&emu_dev.lock);
 	if (ch->used) {
-		emu_real_close(ch->wr);
+		emu_evq_close(&ch->q);
 		ch->used = false;
 		for (unsigned i = 0; i < EMU_MAX_CQ; i++)
 			if (emu_dev.cq[i].used && emu_dev.cq[i].channel == channel)
@@ -291,9 +288,10 @@ void emu_ctx_release(struct emu_ctx *ctx)
 {
 	pthread_mutex_lock(&emu_dev.lock);
 	emu_objects_release_ctx(ctx);
-	if (ctx->async_wr >= 0)
-		emu_real_close(ctx->async_wr);
-	ctx->async_wr = -1;
+	/* the async fd stays the program's, but no longer the device's */
+	if (ctx->async_q.rd >= 0)
+		emu_fd_set_async(ctx->async_q.rd, -1);
+	emu_evq_close(&ctx->async_q);
 	ctx->uar = NULL;
 	ctx->bf_page = NULL;
 	if (ctx->pages)

@@ -454,12 +454,11 @@ static int modify_qp(struct emu_cmd *c, const struct ib_uverbs_modify_qp *m)
 			*qp->rq_db = 0;
 	}
 	if (next == EMU_QPS_ERR && cur != EMU_QPS_ERR && qp->srq)
-		if (!emu_async_event(qp->ctx, qp->user_handle,
-				     IBV_EVENT_QP_LAST_WQE_REACHED))
-			qp->async_events++;
+		emu_async_event(qp->ctx, qp->user_handle,
+				IBV_EVENT_QP_LAST_WQE_REACHED, &qp->async_events);
 	if (next == EMU_QPS_SQD && cur == EMU_QPS_RTS && qp->en_sqd)
-		if (!emu_async_event(qp->ctx, qp->user_handle, IBV_EVENT_SQ_DRAINED))
-			qp->async_events++;
+		emu_async_event(qp->ctx, qp->user_handle, IBV_EVENT_SQ_DRAINED,
+				&qp->async_events);
 	/* WQEs whose doorbell came while the QP was not in RTS run now (IB
 	 * spec 10.3.1: queued in INIT/RTR/SQD, processed from RTS); error
 	 * states are polled (flushes) from here on */
@@ -534,6 +533,7 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 
 	if (!qp || q->reserved)
 		return EINVAL;
+	emu_events_forget(qp->ctx, &qp->async_events);
 	r.events_reported = qp->async_events;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)

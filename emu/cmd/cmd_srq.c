@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "adapter/engine.h"
+#include "adapter/events.h"
 #include "adapter/objects.h"
 
 static uint32_t pow2_roundup(uint32_t x)
@@ -136,6 +137,7 @@ int emu_cmd_destroy_srq(struct emu_cmd *c)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
 		    emu_dev.qp_tab[i]->srq == srq)
 			return EBUSY;
+	emu_events_forget(srq->ctx, &srq->async_events);
 	r.events_reported = srq->async_events;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)
@@ -280,6 +282,7 @@ int emu_cmd_destroy_wq(struct emu_cmd *c)
 				return EBUSY;
 	}
 	r.response_length = sizeof(r);
+	emu_events_forget(wq->ctx, &wq->async_events);
 	r.events_reported = wq->async_events;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)

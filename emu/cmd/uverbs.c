@@ -339,7 +339,7 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len)
 	if (emu_cfg.doorbell_trap || orders_work(hdr.command))
 		emu_engine_drain();
 	/* only GET_CONTEXT is allowed before the context exists */
-	if (ctx->async_rd < 0 && d->fn != emu_cmd_get_context)
+	if (ctx->async_q.rd < 0 && d->fn != emu_cmd_get_context)
 		err = EINVAL;
 	else
 		err = d->fn(&c);

@@ -9,6 +9,8 @@
  *  - ioctl on the device fd answers ENOTTY so every command goes through
  *    the write() ABI;
  *  - write on the device fd is a uverbs command;
+ *  - read on a completion channel or async fd takes one event from the
+ *    device's queue behind it (adapter/evq.h);
  *  - mmap of the device fd returns the UAR (offset 0) and BlueFlame
  *    (offset page size) pages, read-only when doorbells are trapped
  *    (os/fault.c; munmap forgets the trap), and the HCA core clock page
@@ -89,7 +91,7 @@ static int emu_open_device(int flags)
 			continue;
 		memset(c, 0, sizeof(*c));
 		c->cmd_fd = fd;
-		c->async_rd = c->async_wr = -1;
+		c->async_q.rd = -1;
 		c->page_fd = -1;
 		if (ctx_pages(c, fd))
 			break;
@@ -230,6 +232,34 @@ EXPORT ssize_t write(int fd, const void *buf, size_t len)
 	return emu_real_write(fd, buf, len);
 }
 
+/* The queue behind a completion channel or async fd, or NULL. */
+static struct emu_evq *event_queue_of_fd(int fd)
+{
+	int i = emu_fd_channel(fd);
+
+	if (i >= 0)
+		return &emu_dev.channels[i].q;
+	i = emu_fd_async(fd);
+	return i >= 0 ? &emu_dev.ctx[i].async_q : NULL;
+}
+
+EXPORT ssize_t read(int fd, void *buf, size_t len)
+{
+	struct emu_evq *q = event_queue_of_fd(fd);
+
+	if (q)
+		return emu_evq_read(q, buf, len);
+	return emu_real_read(fd, buf, len);
+}
+
+ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen);
+EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
+{
+	if (len > buflen)
+		abort();	/* what the fortified C library does */
+	return read(fd, buf, len);
+}
+
 /*
  * The UAR and BlueFlame pages of a context live in the memfd that is the
  * device fd: every mapping of them (libmlx4's, a direct-verbs library's
@@ -342,15 +372,16 @@ EXPORT int munmap(void *addr, size_t len)
 
 EXPORT int close(int fd)
 {
-	int ctx, channel;
+	struct emu_fd_owner o = emu_fd_forget(fd);
 
-	emu_fd_forget(fd, &ctx, &channel);
-	if (ctx >= 0) {
+	if (o.ctx >= 0) {
 		EMU_TRACE("close device fd %d", fd);
-		emu_ctx_release(&emu_dev.ctx[ctx]);
+		emu_ctx_release(&emu_dev.ctx[o.ctx]);
 	}
-	if (channel >= 0)
-		emu_channel_release(channel);
+	if (o.channel >= 0)
+		emu_channel_release(o.channel);
+	if (o.async_ctx >= 0)
+		emu_evq_close(&emu_dev.ctx[o.async_ctx].async_q);
 	return emu_real_close(fd);
 }
 

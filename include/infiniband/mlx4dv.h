@@ -1581,8 +1581,11 @@ struct mlx4dv_ud_av_eth {
  * providers/mlx4/verbs.c).
  *
  * pdn:  the PD number (host order, 24 bits) the kernel gave the PD (mlx4
- *       ALLOC_PD response, kernel-headers/rdma/mlx4-abi.h); stored in the
- *       low 24 bits of port_pd, attr->port_num in the high 8.
+ *       ALLOC_PD response, kernel-headers/rdma/mlx4-abi.h), which
+ *       libmlx4dv's mlx4dv_pd_number() reads; stored in the low 24 bits
+ *       of port_pd, attr->port_num in the high 8. For a destination that
+ *       has an ibv_ah already, mlx4dv_ud_av_from_ah() gives the whole
+ *       destination as libmlx4 built it.
  * attr: IB: dlid, src_path_bits, sl (bits 28..31); with is_global the GRH
  *       fields (g_slid bit 7, sgid_index, hop_limit, traffic class << 20 |
  *       flow label, dgid). static_rate: an enum ibv_rate, stored + 5.
@@ -1637,6 +1640,14 @@ mlx4dv_ud_av_init(struct mlx4dv_ud_av *out, uint32_t pdn,
 	out->av.sl_tclass_flowlabel = mlx4dv_cpu_to_be32(sl_tc_fl);
 	out->vlan = mlx4dv_cpu_to_be16(vlan);
 	return 0;
+}
+
+/* The PD number (host order, 24 bits) in a UD destination: the low 24
+ * bits of its port_pd word (libmlx4 verbs.c mlx4_create_ah). */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_ud_av_pdn(const struct mlx4dv_ud_av *dest)
+{
+	return mlx4dv_be32_to_cpu(dest->av.port_pd) & 0xffffff;
 }
 
 /*
@@ -4913,7 +4924,7 @@ static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ns_to_ts(uint64_t ns,
 
 /* Version of this header; equal to the CMake project version. */
 #define MLX4DV_VERSION_MAJOR	0
-#define MLX4DV_VERSION_MINOR	1
+#define MLX4DV_VERSION_MINOR	2
 #define MLX4DV_VERSION_PATCH	0
 
 /* One integer per version: major << 16 | minor << 8 | patch. */
@@ -5130,6 +5141,44 @@ void mlx4dv_qp_rings_release(struct mlx4dv_qp_rings *rings);
 int mlx4dv_set_blueflame_layout(struct ibv_context *context,
 				uint32_t bf_reg_size,
 				uint32_t bf_regs_per_page);
+
+/*
+ * mlx4dv_ud_av_from_ah - the UD destination of an address handle, as
+ * libmlx4 built it in ibv_create_ah(): the 32-byte address vector (PD
+ * number and port in port_pd, LID, SL, rate, GRH), and on Ethernet ports
+ * the resolved MAC and VLAN (0 on InfiniBand, as mlx4dv_ud_av_init()
+ * leaves them). Pass it to the UD posts of Part 4; the PD
+ * number is mlx4dv_ud_av_pdn(out).
+ *
+ * ah: created on an mlx4 device; the destination stays valid while the
+ * AH's attributes do (libmlx4 never changes an AH).
+ *
+ * libmlx4 keeps the AV private and mlx4dv_init_obj() does not export it,
+ * so this reads libmlx4's own output: the datagram segment
+ * ibv_post_send() writes for a UD work request to ah, on a scratch UD QP
+ * of ah->pd that stays in RESET (nothing is sent) and is destroyed before
+ * the call returns (rdma-core 44.0 providers/mlx4/qp.c
+ * set_datagram_seg). A setup-time call: it creates and destroys a CQ and
+ * a QP.
+ *
+ * Errors: EINVAL (NULL), EPROTONOSUPPORT (not mlx4), ENOTSUP, or the errno
+ * of creating the scratch CQ or QP (ENOMEM, ...) or of ibv_query_port().
+ * *out is unchanged on error.
+ */
+int mlx4dv_ud_av_from_ah(struct mlx4dv_ud_av *out, struct ibv_ah *ah);
+
+/*
+ * mlx4dv_pd_number - the PD number of pd (host order, 24 bits), the value
+ * the UD address vector's port_pd carries (mlx4dv_ud_av_init()). Read
+ * from libmlx4's own output: an address handle to a fixed destination on
+ * port 1 (a LID on InfiniBand, the multicast GID ff0e::1 where a GRH is
+ * required) is created, converted with mlx4dv_ud_av_from_ah() and
+ * destroyed. A setup-time call.
+ *
+ * Errors: EINVAL (NULL), EPROTONOSUPPORT, the errno of ibv_query_port(),
+ * ibv_create_ah() or mlx4dv_ud_av_from_ah(). *pdn is unchanged on error.
+ */
+int mlx4dv_pd_number(struct ibv_pd *pd, uint32_t *pdn);
 
 #ifdef __cplusplus
 }

@@ -22,7 +22,8 @@ if(stray)
 endif()
 
 file(READ ${MAP} map)
-string(REGEX MATCH "global:[^;]*(;[^:]*)*local:" globals "${map}")
+# Every node's global list: from "global:" to "local:" or the node's end.
+string(REGEX MATCHALL "global:[^}:]*" globals "${map}")
 string(REGEX MATCHALL "mlx4dv_[a-z0-9_]+" map_names "${globals}")
 
 list(SORT exported_names)
