@@ -60,6 +60,48 @@ static bool is_cdev_path(const char *path)
 	return path && !strcmp(path, EMU_CDEV_PATH);
 }
 
+/*
+ * errno as the real calls leave it: a device call that succeeds restores
+ * the errno it found (the work behind it makes system calls of its own),
+ * and the ENOTTY of the refused ioctl, which libibverbs answers by
+ * sending the same command through write(), is undone when that write
+ * succeeds, as if the ioctl had been the successful call it is on a real
+ * kernel.
+ */
+static __thread int errno_before_ioctl;
+static __thread bool ioctl_refused;
+
+static int refuse_ioctl(void)
+{
+	if (!ioctl_refused)
+		errno_before_ioctl = errno;
+	ioctl_refused = true;
+	errno = ENOTTY;
+	return -1;
+}
+
+static ssize_t device_write(struct emu_ctx *ctx, const void *buf, size_t len)
+{
+	int saved = ioctl_refused ? errno_before_ioctl : errno;
+	ssize_t n;
+
+	ioctl_refused = false;
+	n = emu_uverbs_write(ctx, buf, len);
+	if (n >= 0)
+		errno = saved;
+	return n;
+}
+
+static ssize_t event_read(struct emu_evq *q, void *buf, size_t len)
+{
+	int saved = errno;
+	ssize_t n = emu_evq_read(q, buf, len);
+
+	if (n >= 0)
+		errno = saved;
+	return n;
+}
+
 static int ctx_pages(struct emu_ctx *ctx, int fd);
 
 /*
@@ -71,6 +113,7 @@ static int ctx_pages(struct emu_ctx *ctx, int fd);
 static int emu_open_device(int flags)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	int saved = errno;
 	int fd;
 
 	fd = memfd_create("mlx4emu-uverbs0", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
@@ -99,6 +142,7 @@ static int emu_open_device(int flags)
 		emu_fd_set_ctx(fd, i);
 		pthread_mutex_unlock(&emu_dev.lock);
 		EMU_TRACE("open %s -> fd %d (context %d)", EMU_CDEV_PATH, fd, i);
+		errno = saved;
 		return fd;
 	}
 	pthread_mutex_unlock(&emu_dev.lock);
@@ -214,11 +258,9 @@ EXPORT int ioctl(int fd, unsigned long request, ...)
 	va_start(ap, request);
 	arg = va_arg(ap, void *);
 	va_end(ap);
-	if (ctx_of_fd(fd)) {
-		/* no ioctl framework: libibverbs falls back to write() */
-		errno = ENOTTY;
-		return -1;
-	}
+	/* no ioctl framework: libibverbs falls back to write() */
+	if (ctx_of_fd(fd))
+		return refuse_ioctl();
 	RESOLVE(real_ioctl, "ioctl");
 	return real_ioctl(fd, request, arg);
 }
@@ -228,7 +270,7 @@ EXPORT ssize_t write(int fd, const void *buf, size_t len)
 	struct emu_ctx *ctx = ctx_of_fd(fd);
 
 	if (ctx)
-		return emu_uverbs_write(ctx, buf, len);
+		return device_write(ctx, buf, len);
 	return emu_real_write(fd, buf, len);
 }
 
@@ -248,7 +290,7 @@ EXPORT ssize_t read(int fd, void *buf, size_t len)
 	struct emu_evq *q = event_queue_of_fd(fd);
 
 	if (q)
-		return emu_evq_read(q, buf, len);
+		return event_read(q, buf, len);
 	return emu_real_read(fd, buf, len);
 }
 
@@ -303,12 +345,24 @@ static void *clock_mmap(size_t len, int prot)
 	return emu_real_mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
 }
 
+static void *device_mmap_pages(struct emu_ctx *ctx, size_t len, int prot, off_t off);
+
 /*
  * With trapped doorbells the program's mapping is read-only: every store
  * to it faults and os/fault.c turns it into the doorbell or BlueFlame
  * write it is.  When the trap table is full the context is polled.
  */
 static void *device_mmap(struct emu_ctx *ctx, size_t len, int prot, off_t off)
+{
+	int saved = errno;
+	void *p = device_mmap_pages(ctx, len, prot, off);
+
+	if (p != MAP_FAILED)
+		errno = saved;
+	return p;
+}
+
+static void *device_mmap_pages(struct emu_ctx *ctx, size_t len, int prot, off_t off)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p = MAP_FAILED;
@@ -373,6 +427,8 @@ EXPORT int munmap(void *addr, size_t len)
 EXPORT int close(int fd)
 {
 	struct emu_fd_owner o = emu_fd_forget(fd);
+	int saved = errno;
+	int ret;
 
 	if (o.ctx >= 0) {
 		EMU_TRACE("close device fd %d", fd);
@@ -382,7 +438,10 @@ EXPORT int close(int fd)
 		emu_channel_release(o.channel);
 	if (o.async_ctx >= 0)
 		emu_evq_close(&emu_dev.ctx[o.async_ctx].async_q);
-	return emu_real_close(fd);
+	ret = emu_real_close(fd);
+	if (!ret)
+		errno = saved;
+	return ret;
 }
 
 EXPORT int socket(int domain, int type, int protocol)
@@ -398,7 +457,19 @@ EXPORT int socket(int domain, int type, int protocol)
 
 static pid_t sysfs_owner;
 
+/* The constructor and destructor run inside the program's own calls
+ * (start-up, exit, dlopen): errno is left as they found it. */
+static void emu_start(void);
+
 __attribute__((constructor)) static void emu_init(void)
+{
+	int saved = errno;
+
+	emu_start();
+	errno = saved;
+}
+
+static void emu_start(void)
 {
 	if (emu_config_load()) {
 		fprintf(stderr, "mlx4emu: bad configuration, device disabled\n");
@@ -421,6 +492,9 @@ __attribute__((constructor)) static void emu_init(void)
 __attribute__((destructor)) static void emu_fini(void)
 {
 	/* a forked child must not remove its parent's tree */
+	int saved = errno;
+
 	if (sysfs_owner == getpid())
 		emu_sysfs_remove();
+	errno = saved;
 }

@@ -7,11 +7,8 @@
  */
 #include "os/sysfs.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <signal.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +17,9 @@
 #include <unistd.h>
 
 #include "base/config.h"
+#include "os/tmptree.h"
 
-static char sysfs_root[256];
+static char sysfs_root[4096];
 
 static int put_file(const char *content, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -29,7 +27,7 @@ static int put_file(const char *content, const char *fmt, ...)
 /* Creates every missing directory of root/rel and writes content to it. */
 static int put_file(const char *content, const char *fmt, ...)
 {
-	char path[512];
+	char path[4608];
 	int n = snprintf(path, sizeof(path), "%s/", sysfs_root);
 	va_list ap;
 	FILE *f;
@@ -95,52 +93,13 @@ static int put_port(unsigned port)
 	return err;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw);
-
-/*
- * A process that execs or is killed never runs its destructor: trees of
- * processes that are gone, or of this pid before an exec, are removed
- * here.  Names are mlx4emu.<pid>.<random>.
- */
-static void remove_stale_trees(const char *tmp)
-{
-	DIR *d = opendir(tmp);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		char path[512];
-		char *end;
-		long pid;
-
-		if (strncmp(e->d_name, "mlx4emu.", 8))
-			continue;
-		pid = strtol(e->d_name + 8, &end, 10);
-		if (end == e->d_name + 8 || *end != '.' || pid <= 0)
-			continue;
-		if (pid != getpid() && (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name);
-		nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-	}
-	closedir(d);
-}
-
 int emu_sysfs_create(void)
 {
 	const char *dev = "class/infiniband/" EMU_IBDEV_NAME;
-	const char *tmp = getenv("TMPDIR");
 	char text[128];
 	int err = 0;
 
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	remove_stale_trees(tmp);
-	snprintf(sysfs_root, sizeof(sysfs_root), "%s/mlx4emu.%ld.XXXXXX", tmp,
-		 (long)getpid());
-	if (!mkdtemp(sysfs_root)) {
+	if (emu_tmptree_create(sysfs_root, sizeof(sysfs_root))) {
 		sysfs_root[0] = '\0';
 		return -1;
 	}
@@ -178,19 +137,10 @@ const char *emu_sysfs_root(void)
 	return sysfs_root;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag,
-			struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 void emu_sysfs_remove(void)
 {
 	if (!sysfs_root[0])
 		return;
-	nftw(sysfs_root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	emu_tmptree_remove();
 	sysfs_root[0] = '\0';
 }
