@@ -24,6 +24,7 @@
 #include "adapter/cq.h"
 #include "adapter/objects.h"
 #include "adapter/wqe.h"
+#include "wire/identity.h"
 
 #define FRAME_MAX (65536 + 256)
 
@@ -276,8 +277,9 @@ static bool flow_match(const struct emu_qp *qp, const uint8_t *dmac)
 	bool mcast = dmac[0] & 1;
 
 	if (!qp->nflows) {
-		const uint8_t *mac = emu_cfg.mac[qp->port - 1];
+		uint8_t mac[6];
 
+		emu_port_mac(qp->port, mac);
 		return mcast || !memcmp(dmac, mac, 6);
 	}
 	for (unsigned i = 0; i < EMU_MAX_FLOW; i++) {

@@ -38,6 +38,9 @@ int emu_send_gather(struct send_op *op, struct emu_gather *g);
 /* true if the opcode is one the QP type accepts. */
 bool emu_send_opcode_ok(uint8_t qp_type, uint8_t opcode);
 
+/* UD send of the gathered message (ud.c). */
+void emu_send_ud(struct send_op *op, const struct emu_gather *g);
+
 /* Executes the WQE; sets op->syndrome, op->byte_cnt or op->stall. */
 void emu_send_execute(struct send_op *op, uint64_t *now_ns);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Execution of one send WQE by opcode: SEND/RDMA/atomics to a connected
- * peer QP of this adapter, UD datagrams, raw Ethernet, memory windows and
+ * peer QP of this adapter, UD datagrams (ud.c), raw Ethernet, memory windows and
  * local invalidation.  Responder-side errors follow the table of
  * emu/README.md (the requester's syndrome, and the responder QP to ERR).
  */
@@ -11,9 +11,10 @@
 #include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
-#include "adapter/mcast.h"
 #include "adapter/objects.h"
+#include "adapter/responder.h"
 #include "adapter/send.h"
+#include "wire/identity.h"
 
 static const uint32_t rnr_timer_us[32] = {
 	655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
@@ -23,17 +24,24 @@ static const uint32_t rnr_timer_us[32] = {
 
 /* ---- remote side ---- */
 
-static bool can_receive(const struct emu_qp *qp)
+/* The QP's path leads to another adapter (no RC/UC transport to it yet). */
+static bool path_is_remote(const struct emu_qp *qp)
 {
-	return qp->state >= EMU_QPS_RTR && qp->state <= EMU_QPS_SQE;
+	unsigned port = qp->path.port_num ? qp->path.port_num : (qp->port ? qp->port : 1);
+	bool eth = port <= emu_cfg.ports && emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
+	uint32_t addr;
+	bool ok = eth ? emu_gid_to_addr(qp->path.dgid, &addr) :
+		  emu_lid_to_addr(port, qp->path.dlid, &addr);
+
+	return ok && !emu_addr_is_self(addr);
 }
 
 /* RC/UC peer; NULL when there is none the packets could reach. */
 static struct emu_qp *connected_peer(struct emu_qp *qp)
 {
-	struct emu_qp *d = emu_qp_by_qpn(qp->dest_qpn);
+	struct emu_qp *d = path_is_remote(qp) ? NULL : emu_qp_by_qpn(qp->dest_qpn);
 
-	if (!d || d->is_wq || d->is_rss || d->type != qp->type || !can_receive(d))
+	if (!d || d->is_wq || d->is_rss || d->type != qp->type || !emu_qp_can_receive(d))
 		return NULL;
 	return d;
 }
@@ -64,45 +72,6 @@ static void rnr_nak(struct send_op *op, struct emu_qp *d, uint64_t *now_ns)
 		*now_ns = emu_now_ns();
 	qp->rnr_due_ns = *now_ns + wait_us * 1000;
 	op->stall = true;
-}
-
-static uint16_t port_lid(uint8_t port)
-{
-	if (port < 1 || port > emu_cfg.ports || emu_cfg.link_layer[port - 1] == EMU_LL_ETH)
-		return 0;
-	return port;
-}
-
-static void recv_cqe(const struct emu_rwqe *w, uint8_t opcode, uint32_t imm_raw,
-		     uint64_t len, uint32_t src_qpn, uint32_t g_ml, uint16_t sl_vid,
-		     uint16_t slid, uint32_t status, bool solicited)
-{
-	struct emu_cqe c;
-
-	memset(&c, 0, sizeof(c));
-	c.vlan_my_qpn = htobe32(w->qp->qpn);
-	c.immed_rss_invalid = imm_raw;
-	c.g_mlpath_rqpn = htobe32((src_qpn & 0xffffff) | g_ml);
-	c.sl_vid = htobe16(sl_vid);
-	c.rlid = htobe16(slid);
-	c.status = htobe32(status);
-	c.byte_cnt = htobe32((uint32_t)len);
-	c.wqe_index = htobe16(w->wqe_index);
-	emu_cqe_write(w->cq, &c, opcode, solicited);
-}
-
-static void recv_error_cqe(const struct emu_rwqe *w, uint8_t syndrome)
-{
-	emu_cqe_write_error(w->cq, w->qp->qpn, false, w->wqe_index, syndrome, 0);
-	emu_qp_set_error(w->qp);
-}
-
-static uint16_t sl_field(const struct emu_qp *d, uint8_t sl)
-{
-	bool eth = d->port >= 1 && d->port <= emu_cfg.ports &&
-		   emu_cfg.link_layer[d->port - 1] == EMU_LL_ETH;
-
-	return (uint16_t)(eth ? (sl & 7) << 13 : (sl & 15) << 12);
 }
 
 static void invalidate_remote(struct emu_qp *d, uint32_t rkey)
@@ -136,7 +105,7 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 	qp->rnr_tries = 0;
 	syn = emu_scatter(&w, g);
 	if (syn) {
-		recv_error_cqe(&w, (uint8_t)syn);
+		emu_recv_error_cqe(&w, (uint8_t)syn);
 		if (qp->type == EMU_QPT_RC)
 			op->syndrome = syn == EMU_SYN_LOCAL_LENGTH ?
 				EMU_SYN_REMOTE_INVAL_REQ : EMU_SYN_REMOTE_OP;
@@ -146,8 +115,8 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 	       op->opcode == EMU_OP_SEND_INVAL ? EMU_RECV_SEND_INVAL : EMU_RECV_SEND;
 	if (op->opcode == EMU_OP_SEND_INVAL)
 		invalidate_remote(d, be32toh(op->imm_raw));
-	recv_cqe(&w, ropc, op->opcode == EMU_OP_SEND ? 0 : op->imm_raw, g->total,
-		 qp->qpn, 0, sl_field(d, qp->path.sl), port_lid(qp->port), 0,
+	emu_recv_cqe(&w, ropc, op->opcode == EMU_OP_SEND ? 0 : op->imm_raw, g->total,
+		 qp->qpn, 0, emu_sl_field(d, qp->path.sl), emu_port_lid(qp->port), 0,
 		 op->srcrb & EMU_CTRL_SOLICIT);
 }
 
@@ -219,8 +188,8 @@ static void exec_write(struct send_op *op, const struct emu_gather *g,
 		dst += g->c[i].len;
 	}
 	if (op->opcode == EMU_OP_RDMA_WRITE_IMM)
-		recv_cqe(&w, EMU_RECV_RDMA_WRITE_IMM, op->imm_raw, g->total, qp->qpn, 0,
-			 sl_field(d, qp->path.sl), port_lid(qp->port), 0,
+		emu_recv_cqe(&w, EMU_RECV_RDMA_WRITE_IMM, op->imm_raw, g->total, qp->qpn, 0,
+			 emu_sl_field(d, qp->path.sl), emu_port_lid(qp->port), 0,
 			 op->srcrb & EMU_CTRL_SOLICIT);
 }
 
@@ -391,128 +360,6 @@ static void exec_bind(struct send_op *op)
 	mw->valid = len != 0 || type2;
 }
 
-/* ---- UD ---- */
-
-/*
- * IPoIB over UD: a message that starts with the 4-byte encapsulation
- * header of IPv4/IPv6 gets the checksums the send WQE asks for filled in
- * (in a copy appended to `rg`) and its receive checksum status computed,
- * as a ConnectX-3 does for IPoIB.  Returns the CQE status bits, with
- * 1u << 31 set when the copy was appended (no status bit uses it).
- */
-static uint32_t ipoib_offload(const struct send_op *op, const struct emu_gather *g,
-			      struct emu_gather *rg)
-{
-	static uint8_t msg[4096];
-	uint32_t n = 0;
-
-	if (!g->n || g->c[0].len < 2 || g->total > sizeof(msg) ||
-	    !((g->c[0].p[0] == 0x08 && g->c[0].p[1] == 0x00) ||
-	      (g->c[0].p[0] == 0x86 && g->c[0].p[1] == 0xdd)))
-		return 0;
-	for (uint32_t i = 0; i < g->n; i++) {
-		memcpy(msg + n, g->c[i].p, g->c[i].len);
-		n += g->c[i].len;
-	}
-	if (op->srcrb & (EMU_CTRL_IP_CSUM | EMU_CTRL_TCP_UDP_CSUM))
-		emu_ipoib_fill_checksums(msg, n, op->srcrb & EMU_CTRL_IP_CSUM,
-					 op->srcrb & EMU_CTRL_TCP_UDP_CSUM);
-	emu_gather_add(rg, msg, n);
-	return emu_ipoib_rx_status(msg, n) | 1u << 31;
-}
-
-/* One UD send as it reaches one destination QP of this adapter. */
-struct ud_datagram {
-	struct send_op *op;
-	const struct emu_gather *g;
-	uint32_t qkey;		/* the Q_Key the datagram carries */
-};
-
-/* Delivers the datagram to d when d takes it (state, port, Q_Key, a
- * receive WQE); a datagram nobody takes is dropped, the send succeeds. */
-static void ud_deliver(struct ud_datagram *dg, struct emu_qp *d)
-{
-	struct send_op *op = dg->op;
-	const struct emu_gather *g = dg->g;
-	struct emu_qp *qp = op->qp;
-	const uint8_t *av = op->w + 16;
-	bool eth = emu_cfg.link_layer[(qp->port ? qp->port : 1) - 1] == EMU_LL_ETH;
-	bool grh = eth || (av[5] & 0x80);
-	uint8_t grh_bytes[EMU_GRH_BYTES];
-	struct emu_gather rg = { 0 };
-	struct emu_rwqe w;
-	uint32_t sltf = ld_be32(av + 12);
-	uint32_t status;
-	int syn;
-
-	if (!d || d->type != EMU_QPT_UD || !can_receive(d) || d->qkey != dg->qkey ||
-	    d->port != qp->port || !emu_rq_take(d, &w))
-		return;
-	if (grh) {
-		uint8_t sgid[16];
-
-		emu_port_gid(qp->port ? qp->port : 1, sgid);
-		memset(grh_bytes, 0, sizeof(grh_bytes));
-		grh_bytes[0] = (uint8_t)(0x60 | ((sltf >> 24) & 0x0f));
-		grh_bytes[1] = (uint8_t)((sltf >> 16) & 0xff);
-		grh_bytes[2] = (uint8_t)((sltf >> 8) & 0xff);
-		grh_bytes[3] = (uint8_t)(sltf & 0xff);
-		grh_bytes[4] = (uint8_t)(g->total >> 8);
-		grh_bytes[5] = (uint8_t)g->total;
-		grh_bytes[6] = 0x1b;	/* next header: IB BTH */
-		grh_bytes[7] = av[11];	/* hop limit */
-		if (av[9] == 0)
-			memcpy(grh_bytes + 8, sgid, 16);
-		memcpy(grh_bytes + 24, av + 16, 16);
-		emu_gather_add(&rg, grh_bytes, EMU_GRH_BYTES);
-	} else {
-		/* without a GRH the first 40 bytes are left as they were */
-		rg.c[0].p = NULL;
-		rg.c[0].len = EMU_GRH_BYTES;
-		rg.n = 1;
-		rg.total = EMU_GRH_BYTES;
-	}
-	status = eth ? 0 : ipoib_offload(op, g, &rg);
-	if (!(status & 1u << 31))
-		for (uint32_t i = 0; i < g->n; i++)
-			emu_gather_add(&rg, g->c[i].p, g->c[i].len);
-	status &= ~(1u << 31);
-	syn = emu_scatter(&w, &rg);
-	if (syn) {
-		recv_error_cqe(&w, (uint8_t)syn);
-		return;
-	}
-	recv_cqe(&w, op->opcode == EMU_OP_SEND_IMM ? EMU_RECV_SEND_IMM : EMU_RECV_SEND,
-		 op->opcode == EMU_OP_SEND_IMM ? op->imm_raw : htobe32(d->pkey_index),
-		 rg.total, qp->qpn, grh ? 0x80000000u : 0,
-		 sl_field(d, (uint8_t)(sltf >> (eth ? 29 : 28))), port_lid(qp->port),
-		 status, op->srcrb & EMU_CTRL_SOLICIT);
-}
-
-static void ud_deliver_cb(void *arg, struct emu_qp *d)
-{
-	ud_deliver(arg, d);
-}
-
-static void exec_ud_send(struct send_op *op, const struct emu_gather *g)
-{
-	struct emu_qp *qp = op->qp;
-	const uint8_t *av = op->w + 16;
-	uint32_t dqpn = ld_be32(av + 32) & 0xffffff;
-	bool eth = emu_cfg.link_layer[(qp->port ? qp->port : 1) - 1] == EMU_LL_ETH;
-	struct ud_datagram dg = { op, g, ld_be32(av + 36) };
-
-	op->byte_cnt = g->total;
-	if (g->total > (eth ? 1024u : 4096u)) {
-		op->syndrome = EMU_SYN_LOCAL_LENGTH;
-		return;
-	}
-	if (dg.qkey & 0x80000000u)
-		dg.qkey = qp->qkey;	/* use the QP's own Q_Key */
-	if (!emu_mcast_send(av, eth, dqpn, qp, ud_deliver_cb, &dg))
-		ud_deliver(&dg, emu_qp_by_qpn(dqpn));
-}
-
 /* ---- decoding ---- */
 
 bool emu_send_opcode_ok(uint8_t type, uint8_t op)
@@ -641,7 +488,7 @@ void emu_send_execute(struct send_op *op, uint64_t *now_ns)
 	}
 	switch (qp->type) {
 	case EMU_QPT_UD:
-		exec_ud_send(op, &g);
+		emu_send_ud(op, &g);
 		break;
 	case EMU_QPT_RAW:
 		op->byte_cnt = g.total;

@@ -2,6 +2,7 @@
 /* Environment parsing; every option of mlx4emu-run maps to one variable. */
 #include "base/config.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +118,72 @@ static int parse_macs(void)
 			fprintf(stderr, "mlx4emu: MLX4EMU_MAC: bad MAC '%s'\n", tok);
 			return -1;
 		}
+		emu_cfg.mac_set[i] = true;
+	}
+	return 0;
+}
+
+static int parse_ipv4(const char *s, uint32_t *addr)
+{
+	struct in_addr a;
+
+	if (inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	*addr = ntohl(a.s_addr);
+	return 0;
+}
+
+/* MLX4EMU_ADDR=IP[,IP]: the address each port claims. */
+static int parse_addrs(void)
+{
+	const char *v = getenv("MLX4EMU_ADDR");
+	char buf[64];
+	char *save = NULL, *tok;
+	unsigned i = 0;
+
+	emu_cfg.addr[0] = emu_cfg.addr[1] = 0;
+	if (!v || !*v)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
+	     tok = strtok_r(NULL, ",", &save), i++) {
+		if (parse_ipv4(tok, &emu_cfg.addr[i]) || !emu_cfg.addr[i]) {
+			fprintf(stderr, "mlx4emu: MLX4EMU_ADDR: bad IPv4 address '%s'\n", tok);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* MLX4EMU_LID_MAP=LID=IP[,LID=IP...]: adapters of other hosts by LID. */
+static int parse_lid_map(void)
+{
+	const char *v = getenv("MLX4EMU_LID_MAP");
+	char buf[64 * EMU_LID_MAP_MAX];
+	char *save = NULL, *tok;
+
+	emu_cfg.nlid_map = 0;
+	if (!v || !*v)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '='), *end;
+		unsigned long lid;
+		uint32_t addr;
+
+		if (eq)
+			*eq = '\0';
+		lid = strtoul(tok, &end, 0);
+		if (!eq || *end || end == tok || lid < 1 || lid > 0xbfff ||
+		    parse_ipv4(eq + 1, &addr) || emu_cfg.nlid_map == EMU_LID_MAP_MAX) {
+			fprintf(stderr, "mlx4emu: MLX4EMU_LID_MAP: bad entry '%s' (LID=IPv4, "
+				"LID in [1, 0xbfff], at most %d entries)\n", tok,
+				EMU_LID_MAP_MAX);
+			return -1;
+		}
+		emu_cfg.lid_map[emu_cfg.nlid_map].lid = (uint16_t)lid;
+		emu_cfg.lid_map[emu_cfg.nlid_map].addr = addr;
+		emu_cfg.nlid_map++;
 	}
 	return 0;
 }
@@ -204,6 +271,8 @@ int emu_config_load(void)
 	emu_cfg.ports = (unsigned)x;
 	err |= parse_link_layers();
 	err |= parse_macs();
+	err |= parse_addrs();
+	err |= parse_lid_map();
 	err |= parse_uint("MLX4EMU_CQE_SIZE", 32, 64, 32, &x);
 	if (x != 32 && x != 64) {
 		fprintf(stderr, "mlx4emu: MLX4EMU_CQE_SIZE must be 32 or 64\n");
@@ -236,6 +305,9 @@ int emu_config_load(void)
 	emu_cfg.rnr_cap_us = (unsigned)x;
 	err |= parse_bool("MLX4EMU_DEBUG", false, &emu_cfg.debug);
 	err |= parse_doorbell();
+	emu_cfg.pcap = getenv("MLX4EMU_PCAP");
+	if (emu_cfg.pcap && !*emu_cfg.pcap)
+		emu_cfg.pcap = NULL;
 	err |= parse_fault("MLX4EMU_FAULT_CQE", &emu_cfg.fault_cqe_n,
 			   &emu_cfg.fault_cqe_syndrome, &emu_cfg.fault_cqe_qpn, true);
 	err |= parse_fault("MLX4EMU_FAULT_QP_ERR", &emu_cfg.fault_err_n, &dummy,
@@ -243,34 +315,4 @@ int emu_config_load(void)
 	err |= parse_fault("MLX4EMU_FAULT_CQ_OVERRUN", &emu_cfg.fault_overrun_n,
 			   &dummy, &emu_cfg.fault_overrun_cqn, false);
 	return err ? -1 : 0;
-}
-
-void emu_port_gid(unsigned port, uint8_t gid[16])
-{
-	const uint8_t *mac = emu_cfg.mac[port - 1];
-
-	memset(gid, 0, 16);
-	gid[0] = 0xfe;
-	gid[1] = 0x80;
-	if (emu_cfg.link_layer[port - 1] == EMU_LL_ETH) {
-		/* modified EUI-64 from the MAC, as RoCE v1 link-local GIDs */
-		gid[8] = mac[0] ^ 0x02;
-		gid[9] = mac[1];
-		gid[10] = mac[2];
-		gid[11] = 0xff;
-		gid[12] = 0xfe;
-		gid[13] = mac[3];
-		gid[14] = mac[4];
-		gid[15] = mac[5];
-	} else {
-		/* port GUID: node GUID + port */
-		gid[8] = 0x00;
-		gid[9] = 0x02;
-		gid[10] = 0xc9;
-		gid[11] = 0x03;
-		gid[12] = 0x00;
-		gid[13] = 0x0e;
-		gid[14] = 0x4d;
-		gid[15] = (uint8_t)(0x00 + port);
-	}
 }

@@ -11,11 +11,16 @@ enum emu_link_layer { EMU_LL_IB = 1, EMU_LL_ETH = 2 };
 #define EMU_GID_TBL_LEN 4
 #define EMU_PKEY_TBL_LEN 1
 #define EMU_DEFAULT_PKEY 0xffff
+#define EMU_LID_MAP_MAX 64
 
 struct emu_config {
 	unsigned ports;			/* 1 or 2 */
 	uint8_t link_layer[2];		/* enum emu_link_layer */
 	uint8_t mac[2][6];
+	bool mac_set[2];		/* MLX4EMU_MAC gave this port's MAC */
+	uint32_t addr[2];		/* MLX4EMU_ADDR, host order; 0 = automatic */
+	unsigned nlid_map;		/* MLX4EMU_LID_MAP entries */
+	struct { uint16_t lid; uint32_t addr; } lid_map[EMU_LID_MAP_MAX];
 	unsigned cqe_size;		/* 32 or 64 */
 	unsigned bf_reg_size;		/* 0 disables BlueFlame */
 	unsigned device_id;		/* 0x1003 ConnectX-3, 0x1007 Pro */
@@ -26,6 +31,7 @@ struct emu_config {
 	/* doorbells: true = trapped stores to the UAR and BlueFlame pages
 	 * (exact), false = owner bits and BlueFlame buffers polled */
 	bool doorbell_trap;
+	const char *pcap;		/* MLX4EMU_PCAP: capture file, or NULL */
 	/* fault injection (0 = off) */
 	uint64_t fault_cqe_n;
 	uint8_t fault_cqe_syndrome;
@@ -41,7 +47,5 @@ extern struct emu_config emu_cfg;
 /* Parses the environment; returns 0 or -1 with a message on stderr. */
 int emu_config_load(void);
 
-/* The link-local GID derived from a port MAC (EUI-64), or the IB GID. */
-void emu_port_gid(unsigned port, uint8_t gid[16]);
 
 #endif

@@ -17,6 +17,7 @@
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "cmd/cmd.h"
+#include "wire/identity.h"
 
 static uint32_t qp_tab_size(void)
 {
@@ -93,8 +94,8 @@ static void fill_device_attr(struct ib_uverbs_query_device_resp *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->fw_ver = (2ULL << 32) | (42ULL << 16) | 5000;
-	r->node_guid = htobe64(0x0002c903000e4d00ULL);
-	r->sys_image_guid = htobe64(0x0002c903000e4d03ULL);
+	r->node_guid = htobe64(emu_node_guid());
+	r->sys_image_guid = htobe64(emu_sys_image_guid());
 	r->max_mr_size = ~0ULL;
 	r->page_size_cap = 0xfffffe00;
 	r->vendor_id = 0x02c9;
@@ -181,7 +182,7 @@ int emu_cmd_query_port(struct emu_cmd *c)
 	r.max_msg_sz = 0x40000000;
 	r.gid_tbl_len = EMU_GID_TBL_LEN;
 	r.pkey_tbl_len = EMU_PKEY_TBL_LEN;
-	r.lid = eth ? 0 : (uint16_t)p;
+	r.lid = emu_port_lid(p);
 	r.sm_lid = eth ? 0 : 1;
 	r.state = IBV_PORT_ACTIVE;
 	r.max_mtu = IBV_MTU_4096;

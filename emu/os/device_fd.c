@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * fstat() and its relatives on the device fd.  The fd is a memfd (so that
+ * fstat() and __fxstat() on the device fd.  The fd is a memfd (so that
  * raw mmap system calls map the device's pages), but libibverbs checks
  * that the file it opened is the character device sysfs names
  * (util/open_cdev.c: S_ISCHR and st_rdev): the answer is that of
@@ -20,8 +20,6 @@
 static int (*real_fstat)(int, struct stat *);
 static int (*real_fstat64)(int, struct stat64 *);
 static int (*real_fstatat)(int, const char *, struct stat *, int);
-static int (*real_fstatat64)(int, const char *, struct stat64 *, int);
-static int (*real_statx)(int, const char *, int, unsigned, struct statx *);
 static int (*real_fxstat)(int, int, struct stat *);
 static int (*real_fxstat64)(int, int, struct stat64 *);
 
@@ -33,12 +31,6 @@ static bool is_device_fd(int fd)
 	return emu_fd_ctx(fd) >= 0;
 }
 
-/* fstatat(dirfd, "", buf, AT_EMPTY_PATH) is fstat(dirfd) */
-static bool names_device(int fd, const char *path, int flags)
-{
-	return (flags & AT_EMPTY_PATH) && path && !*path && is_device_fd(fd);
-}
-
 static int device_stat(struct stat *st)
 {
 	RESOLVE(real_fstatat, "fstatat");
@@ -47,8 +39,12 @@ static int device_stat(struct stat *st)
 
 static int device_stat64(struct stat64 *st)
 {
-	RESOLVE(real_fstatat64, "fstatat64");
-	return real_fstatat64(AT_FDCWD, EMU_CDEV_TARGET, st, 0);
+	struct stat s;
+	int r = device_stat(&s);
+
+	if (!r)
+		memcpy(st, &s, sizeof(*st) < sizeof(s) ? sizeof(*st) : sizeof(s));
+	return r;
 }
 
 EXPORT int fstat(int fd, struct stat *st)
@@ -65,32 +61,6 @@ EXPORT int fstat64(int fd, struct stat64 *st)
 		return device_stat64(st);
 	RESOLVE(real_fstat64, "fstat64");
 	return real_fstat64(fd, st);
-}
-
-EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags)
-{
-	if (names_device(dirfd, path, flags))
-		return device_stat(st);
-	RESOLVE(real_fstatat, "fstatat");
-	return real_fstatat(dirfd, path, st, flags);
-}
-
-EXPORT int fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
-{
-	if (names_device(dirfd, path, flags))
-		return device_stat64(st);
-	RESOLVE(real_fstatat64, "fstatat64");
-	return real_fstatat64(dirfd, path, st, flags);
-}
-
-EXPORT int statx(int dirfd, const char *path, int flags, unsigned mask,
-		 struct statx *stx)
-{
-	RESOLVE(real_statx, "statx");
-	if (names_device(dirfd, path, flags))
-		return real_statx(AT_FDCWD, EMU_CDEV_TARGET, flags & ~AT_EMPTY_PATH,
-				  mask, stx);
-	return real_statx(dirfd, path, flags, mask, stx);
 }
 
 /* binaries built against glibc before 2.33 call these */

@@ -3,9 +3,9 @@
  * libc entry points the preload replaces so that libibverbs, unmodified,
  * finds and drives the software device:
  *  - open/openat of /dev/infiniband/uverbs0 opens a memfd holding the
- *    context's UAR and BlueFlame pages; stat of that path is /dev/zero's
- *    (st_rdev 1:5 matches the sysfs "dev" file), and so is fstat of the fd
- *    (os/device_fd.c);
+ *    context's UAR and BlueFlame pages; access and stat of that path are
+ *    os/paths.c's (/dev/zero's: st_rdev 1:5 matches the sysfs "dev" file),
+ *    fstat of the fd is os/device_fd.c's (the same answer);
  *  - ioctl on the device fd answers ENOTTY so every command goes through
  *    the write() ABI;
  *  - write on the device fd is a uverbs command;
@@ -39,6 +39,9 @@
 #include "cmd/cmd.h"
 #include "os/fault.h"
 #include "os/sysfs.h"
+#include "transport/transport.h"
+#include "wire/capture.h"
+#include "wire/identity.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -46,8 +49,6 @@ static int (*real_open)(const char *, int, ...);
 static int (*real_open64)(const char *, int, ...);
 static int (*real_openat)(int, const char *, int, ...);
 static int (*real_openat64)(int, const char *, int, ...);
-static int (*real_stat)(const char *, struct stat *);
-static int (*real_stat64)(const char *, struct stat64 *);
 static int (*real_ioctl)(int, unsigned long, ...);
 static void *(*real_mmap64)(void *, size_t, int, int, int, off64_t);
 static int (*real_socket)(int, int, int);
@@ -236,18 +237,6 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 		return emu_open_device(flags);
 	RESOLVE(real_openat64, "openat64");
 	return real_openat64(dirfd, path, flags, mode);
-}
-
-EXPORT int stat(const char *path, struct stat *st)
-{
-	RESOLVE(real_stat, "stat");
-	return real_stat(is_cdev_path(path) ? EMU_CDEV_TARGET : path, st);
-}
-
-EXPORT int stat64(const char *path, struct stat64 *st)
-{
-	RESOLVE(real_stat64, "stat64");
-	return real_stat64(is_cdev_path(path) ? EMU_CDEV_TARGET : path, st);
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...)
@@ -475,6 +464,19 @@ static void emu_start(void)
 		fprintf(stderr, "mlx4emu: bad configuration, device disabled\n");
 		return;
 	}
+	if (emu_identity_claim()) {
+		fprintf(stderr, "mlx4emu: no address for the adapter, device disabled\n");
+		return;
+	}
+	if (emu_cfg.pcap && emu_capture_open(emu_cfg.pcap)) {
+		emu_identity_release();
+		return;
+	}
+	if (emu_transport_init()) {
+		fprintf(stderr, "mlx4emu: cannot register the transport, device disabled\n");
+		emu_identity_release();
+		return;
+	}
 	if (emu_sysfs_create()) {
 		fprintf(stderr, "mlx4emu: cannot create the sysfs tree: %s\n",
 			strerror(errno));
@@ -496,5 +498,7 @@ __attribute__((destructor)) static void emu_fini(void)
 
 	if (sysfs_owner == getpid())
 		emu_sysfs_remove();
+	emu_identity_release();
+	emu_capture_close();
 	errno = saved;
 }

@@ -18,6 +18,7 @@
 
 #include "base/config.h"
 #include "os/tmptree.h"
+#include "wire/identity.h"
 
 static char sysfs_root[4096];
 
@@ -59,11 +60,41 @@ static void gid_text(const uint8_t gid[16], char *out, size_t len)
 		 gid[8], gid[9], gid[10], gid[11], gid[12], gid[13], gid[14], gid[15]);
 }
 
-static int put_port(unsigned port)
+static void guid_text(uint64_t g, char *out, size_t len)
+{
+	snprintf(out, len, "%04x:%04x:%04x:%04x", (unsigned)(g >> 48) & 0xffff,
+		 (unsigned)(g >> 32) & 0xffff, (unsigned)(g >> 16) & 0xffff,
+		 (unsigned)g & 0xffff);
+}
+
+/* The port's LID and GID table with their types, from its address. */
+static int put_port_identity(unsigned port)
 {
 	const char *dev = "class/infiniband/" EMU_IBDEV_NAME;
 	bool eth = emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
 	uint8_t gid[16];
+	char text[64];
+	int err = 0;
+
+	snprintf(text, sizeof(text), "0x%x", emu_port_lid(port));
+	err |= put_file(text, "%s/ports/%u/lid", dev, port);
+	for (unsigned i = 0; i < EMU_GID_TBL_LEN; i++) {
+		bool v2, valid = emu_port_gid_entry(port, i, gid, &v2);
+
+		gid_text(gid, text, sizeof(text));
+		err |= put_file(text, "%s/ports/%u/gids/%u", dev, port, i);
+		/* IB ports have no gid_attrs: libibverbs then reports type IB */
+		if (eth && valid)
+			err |= put_file(v2 ? "RoCE v2" : "IB/RoCE v1",
+					"%s/ports/%u/gid_attrs/types/%u", dev, port, i);
+	}
+	return err;
+}
+
+static int put_port(unsigned port)
+{
+	const char *dev = "class/infiniband/" EMU_IBDEV_NAME;
+	bool eth = emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
 	char text[64];
 	int err = 0;
 
@@ -73,19 +104,10 @@ static int put_port(unsigned port)
 			dev, port);
 	err |= put_file(eth ? "40 Gb/sec (4X QDR)" : "56 Gb/sec (4X FDR)",
 			"%s/ports/%u/rate", dev, port);
-	snprintf(text, sizeof(text), "0x%x", eth ? 0 : port);
-	err |= put_file(text, "%s/ports/%u/lid", dev, port);
 	err |= put_file(eth ? "0x0" : "0x1", "%s/ports/%u/sm_lid", dev, port);
 	err |= put_file("0", "%s/ports/%u/lid_mask_count", dev, port);
 	err |= put_file("0", "%s/ports/%u/sm_sl", dev, port);
-	for (unsigned i = 0; i < EMU_GID_TBL_LEN; i++) {
-		if (i == 0)
-			emu_port_gid(port, gid);
-		else
-			memset(gid, 0, sizeof(gid));
-		gid_text(gid, text, sizeof(text));
-		err |= put_file(text, "%s/ports/%u/gids/%u", dev, port, i);
-	}
+	err |= put_port_identity(port);
 	for (unsigned i = 0; i < EMU_PKEY_TBL_LEN; i++) {
 		snprintf(text, sizeof(text), "0x%04x", i == 0 ? EMU_DEFAULT_PKEY : 0);
 		err |= put_file(text, "%s/ports/%u/pkeys/%u", dev, port, i);
@@ -108,8 +130,10 @@ int emu_sysfs_create(void)
 	err |= put_file(EMU_CDEV_MAJMIN, "class/infiniband_verbs/uverbs0/dev");
 	err |= put_file("4", "class/infiniband_verbs/uverbs0/abi_version");
 	err |= put_file("1: CA", "%s/node_type", dev);
-	err |= put_file("0002:c903:000e:4d00", "%s/node_guid", dev);
-	err |= put_file("0002:c903:000e:4d03", "%s/sys_image_guid", dev);
+	guid_text(emu_node_guid(), text, sizeof(text));
+	err |= put_file(text, "%s/node_guid", dev);
+	guid_text(emu_sys_image_guid(), text, sizeof(text));
+	err |= put_file(text, "%s/sys_image_guid", dev);
 	err |= put_file("2.42.5000", "%s/fw_ver", dev);
 	snprintf(text, sizeof(text), "MT%u", emu_cfg.device_id == 0x1007 ? 4103 : 4099);
 	err |= put_file(text, "%s/hca_type", dev);

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * Packet capture in the pcap format, written by libpcap.  libpcap is
+ * loaded with dlopen() only when a capture is asked for: linking it would
+ * load it (and its D-Bus, systemd and crypto dependencies) into every
+ * program the device is preloaded into.
+ */
+#include "wire/capture.h"
+
+#include <dlfcn.h>
+#include <pcap/pcap.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "wire/icrc.h"
+#include "wire/identity.h"
+#include "wire/roce.h"
+
+static struct {
+	pcap_t *(*open_dead)(int, int);
+	pcap_dumper_t *(*dump_open)(pcap_t *, const char *);
+	void (*dump)(u_char *, const struct pcap_pkthdr *, const u_char *);
+	int (*dump_flush)(pcap_dumper_t *);
+	void (*dump_close)(pcap_dumper_t *);
+	void (*close)(pcap_t *);
+	char *(*geterr)(pcap_t *);
+} pc;
+
+static pcap_t *dead;
+static pcap_dumper_t *dumper;
+/* packets come from the engine thread; close may come from the destructor */
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int load_libpcap(void)
+{
+	static const char *const names[] = { "libpcap.so.0.8", "libpcap.so.1", "libpcap.so" };
+	void *h = NULL;
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]) && !h; i++)
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "mlx4emu: --pcap needs libpcap: %s\n", dlerror());
+		return -1;
+	}
+	*(void **)&pc.open_dead = dlsym(h, "pcap_open_dead");
+	*(void **)&pc.dump_open = dlsym(h, "pcap_dump_open");
+	*(void **)&pc.dump = dlsym(h, "pcap_dump");
+	*(void **)&pc.dump_flush = dlsym(h, "pcap_dump_flush");
+	*(void **)&pc.dump_close = dlsym(h, "pcap_dump_close");
+	*(void **)&pc.close = dlsym(h, "pcap_close");
+	*(void **)&pc.geterr = dlsym(h, "pcap_geterr");
+	if (!pc.open_dead || !pc.dump_open || !pc.dump || !pc.dump_flush ||
+	    !pc.dump_close || !pc.close || !pc.geterr) {
+		fprintf(stderr, "mlx4emu: --pcap: libpcap lacks the dump functions\n");
+		return -1;
+	}
+	return 0;
+}
+
+int emu_capture_open(const char *path)
+{
+	if (load_libpcap())
+		return -1;
+	dead = pc.open_dead(DLT_EN10MB, 65535);
+	if (!dead) {
+		fprintf(stderr, "mlx4emu: pcap_open_dead failed\n");
+		return -1;
+	}
+	dumper = pc.dump_open(dead, path);
+	if (!dumper) {
+		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, pc.geterr(dead));
+		pc.close(dead);
+		dead = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void mac_of(uint32_t addr, uint8_t *mac)
+{
+	mac[0] = 0x02;
+	mac[1] = 0xc9;
+	emu_put_be32(mac + 2, addr);
+}
+
+void emu_capture_packet(uint32_t src, uint32_t dst, const uint8_t *pkt, size_t len)
+{
+	uint8_t frame[14 + 28 + 8192];
+	struct pcap_pkthdr h;
+
+	if (!dumper || len > sizeof(frame) - 42)
+		return;
+	mac_of(dst, frame);
+	mac_of(src, frame + 6);
+	frame[12] = 0x08;	/* IPv4 */
+	frame[13] = 0x00;
+	emu_ipv4_udp_header(frame + 14, src, dst, EMU_ROCE_UDP_PORT, EMU_ROCE_UDP_PORT,
+			    (uint16_t)(8 + len));
+	memcpy(frame + 42, pkt, len);
+	gettimeofday(&h.ts, NULL);
+	h.caplen = h.len = (bpf_u_int32)(42 + len);
+	pthread_mutex_lock(&capture_lock);
+	if (dumper)
+		pc.dump((u_char *)dumper, &h, frame);
+	/* a killed process keeps what it captured */
+	if (dumper)
+		pc.dump_flush(dumper);
+	pthread_mutex_unlock(&capture_lock);
+}
+
+void emu_capture_close(void)
+{
+	pthread_mutex_lock(&capture_lock);
+	if (dumper) {
+		pc.dump_close(dumper);
+		dumper = NULL;
+	}
+	if (dead) {
+		pc.close(dead);
+		dead = NULL;
+	}
+	pthread_mutex_unlock(&capture_lock);
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * --pcap=FILE: every packet the adapter sends and receives, written with
+ * libpcap as an Ethernet frame (MACs 02:c9:<address>, IPv4, UDP 4791, the
+ * RoCEv2 packet with its ICRC), as a capture on the port would show it.
+ */
+#ifndef MLX4EMU_WIRE_CAPTURE_H
+#define MLX4EMU_WIRE_CAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Opens the capture file (0, or -1 with a message on stderr). */
+int emu_capture_open(const char *path);
+/* Writes one packet (BTH ... ICRC) between the two addresses; nothing
+ * when no capture is open. */
+void emu_capture_packet(uint32_t src, uint32_t dst, const uint8_t *pkt, size_t len);
+/* Flushes and closes the file. */
+void emu_capture_close(void);
+
+#endif

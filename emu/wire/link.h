@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * Frames between adapters: a RoCEv2 packet (BTH ... payload, pad, ICRC) is
+ * the payload of one UDP datagram from the port's address:4791 to the
+ * peer's address:4791.  Outgoing packets are copied into a queue and sent
+ * in batches (sendmmsg) by emu_link_flush(); incoming ones are read in
+ * batches (recvmmsg) and handed out with their ICRC checked and removed.
+ * Called by the engine thread only (emu_dev.lock held).
+ */
+#ifndef MLX4EMU_WIRE_LINK_H
+#define MLX4EMU_WIRE_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+/* Longest packet: BTH + extended headers + 4096-byte payload + ICRC. */
+#define EMU_LINK_MAX_PACKET (48 + 4096 + 4 + 4)
+
+/*
+ * Queues one packet from `port` to `dst` (IPv4, host order): `hdr` is the
+ * BTH (PadCnt already set for the payload) and the extended headers, the
+ * payload follows in `iov` (at most 4096 bytes); pad bytes and the ICRC
+ * are added here.  Everything is copied: the caller's memory may change
+ * once this returns.  Flushes by itself when the queue is full.  Returns
+ * 0, or EMSGSIZE for a payload over 4096 bytes.
+ */
+int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_len,
+		   const struct iovec *iov, int iovcnt);
+
+/* Sends every queued packet; returns how many were handed to the kernel
+ * (a full socket buffer or an unreachable peer loses the rest, as a
+ * congested or broken link would). */
+int emu_link_flush(void);
+
+/* One received packet: BTH to the end of the payload (pad included). */
+struct emu_rx {
+	uint32_t src;		/* sender's address, host order */
+	unsigned port;		/* port it arrived on */
+	const uint8_t *pkt;
+	size_t len;		/* without the ICRC */
+};
+
+/*
+ * Reads up to `max` packets that arrived on `port` (non-blocking).
+ * Packets with a bad ICRC, too short, or not from port 4791 are dropped
+ * and counted.  The buffers stay valid until the next call.  Returns the
+ * number of packets.
+ */
+int emu_link_recv(unsigned port, struct emu_rx *rx, int max);
+
+/* Packets dropped on receive for a bad ICRC or framing. */
+uint64_t emu_link_rx_dropped(void);
+
+#endif

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * RoCEv2 transport headers as they travel in the UDP payload (IBTA Vol. 1
+ * ch. 9.2-9.4 and Annex A17; every field big-endian): BTH, then the
+ * extended headers the opcode calls for, the payload padded to 4 bytes,
+ * and the 4-byte ICRC.
+ */
+#ifndef MLX4EMU_WIRE_ROCE_H
+#define MLX4EMU_WIRE_ROCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#define EMU_BTH_BYTES 12
+#define EMU_DETH_BYTES 8
+#define EMU_RETH_BYTES 16
+#define EMU_AETH_BYTES 4
+#define EMU_ATOMIC_ETH_BYTES 28
+#define EMU_ATOMIC_ACK_ETH_BYTES 8
+#define EMU_IMMDT_BYTES 4
+#define EMU_IETH_BYTES 4
+#define EMU_ICRC_BYTES 4
+/* the longest header run: BTH + RETH + ImmDt, or BTH + AtomicETH */
+#define EMU_ROCE_HDR_MAX 48
+
+/* Transport of the opcode's top 3 bits. */
+enum {
+	EMU_TR_RC = 0x00,
+	EMU_TR_UC = 0x20,
+	EMU_TR_UD = 0x60,
+};
+
+/* Operation of the low 5 bits. */
+enum {
+	EMU_BOP_SEND_FIRST = 0x00,
+	EMU_BOP_SEND_MIDDLE = 0x01,
+	EMU_BOP_SEND_LAST = 0x02,
+	EMU_BOP_SEND_LAST_IMM = 0x03,
+	EMU_BOP_SEND_ONLY = 0x04,
+	EMU_BOP_SEND_ONLY_IMM = 0x05,
+	EMU_BOP_WRITE_FIRST = 0x06,
+	EMU_BOP_WRITE_MIDDLE = 0x07,
+	EMU_BOP_WRITE_LAST = 0x08,
+	EMU_BOP_WRITE_LAST_IMM = 0x09,
+	EMU_BOP_WRITE_ONLY = 0x0a,
+	EMU_BOP_WRITE_ONLY_IMM = 0x0b,
+	EMU_BOP_READ_REQUEST = 0x0c,
+	EMU_BOP_READ_RESP_FIRST = 0x0d,
+	EMU_BOP_READ_RESP_MIDDLE = 0x0e,
+	EMU_BOP_READ_RESP_LAST = 0x0f,
+	EMU_BOP_READ_RESP_ONLY = 0x10,
+	EMU_BOP_ACK = 0x11,
+	EMU_BOP_ATOMIC_ACK = 0x12,
+	EMU_BOP_CMP_SWAP = 0x13,
+	EMU_BOP_FETCH_ADD = 0x14,
+	EMU_BOP_SEND_LAST_INV = 0x16,
+	EMU_BOP_SEND_ONLY_INV = 0x17,
+};
+
+/* BTH fields, decoded. */
+struct emu_bth {
+	uint8_t opcode;
+	bool se, ack_req;
+	uint8_t pad;		/* PadCnt: bytes added to reach 4-byte alignment */
+	uint16_t pkey;
+	uint32_t dest_qpn;	/* 24 bits */
+	uint32_t psn;		/* 24 bits */
+};
+
+static inline void emu_put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void emu_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline void emu_put_be64(uint8_t *p, uint64_t v)
+{
+	emu_put_be32(p, (uint32_t)(v >> 32));
+	emu_put_be32(p + 4, (uint32_t)v);
+}
+
+static inline uint32_t emu_get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t emu_get_be64(const uint8_t *p)
+{
+	return (uint64_t)emu_get_be32(p) << 32 | emu_get_be32(p + 4);
+}
+
+/* BTH: opcode; SE, MigReq, PadCnt, TVer 0; P_Key; reserved byte (FECN/
+ * BECN); DestQP; AckReq and 7 reserved bits; PSN. MigReq is sent as 1,
+ * as adapters without path migration do. */
+static inline void emu_bth_put(uint8_t *p, const struct emu_bth *b)
+{
+	p[0] = b->opcode;
+	p[1] = (uint8_t)((b->se ? 0x80 : 0) | 0x40 | (b->pad & 3) << 4);
+	emu_put_be16(p + 2, b->pkey);
+	emu_put_be32(p + 4, b->dest_qpn & 0xffffff);
+	emu_put_be32(p + 8, (b->ack_req ? 0x80000000u : 0) | (b->psn & 0xffffff));
+}
+
+static inline void emu_bth_get(const uint8_t *p, struct emu_bth *b)
+{
+	b->opcode = p[0];
+	b->se = p[1] & 0x80;
+	b->pad = (p[1] >> 4) & 3;
+	b->pkey = (uint16_t)(p[2] << 8 | p[3]);
+	b->dest_qpn = emu_get_be32(p + 4) & 0xffffff;
+	b->ack_req = p[8] & 0x80;
+	b->psn = emu_get_be32(p + 8) & 0xffffff;
+}
+
+/* Bytes of the extended headers that follow the BTH for an opcode, or -1
+ * for an opcode this adapter does not speak (RD, reserved). */
+int emu_roce_ext_len(uint8_t opcode);
+
+#endif

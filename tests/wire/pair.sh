@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# pair.sh MLX4EMU_RUN "EMU OPTIONS" PROGRAM [ARGS...]
+# Runs PROGRAM as a server and as a client (ibv_*_pingpong and perftest
+# conventions: -p TCP port, server without a host, client with one), two
+# processes, each its own software adapter.  Both must exit 0 within
+# PAIR_TIMEOUT seconds (default 60).  PAIR_SERVER_OPTS / PAIR_CLIENT_OPTS
+# add launcher options to one side only; PAIR_HOST is the host the client
+# connects to (default 127.0.0.1); PAIR_SERVER_WRAP / PAIR_CLIENT_WRAP
+# prefix a side's command (e.g. "ip netns exec NS").
+set -u
+run="$1"; opts="$2"; shift 2
+timeout_s="${PAIR_TIMEOUT:-60}"
+host="${PAIR_HOST:-127.0.0.1}"
+dir=$(mktemp -d "${TMPDIR:-/tmp}/pair.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+# a TCP port nobody listens on, from this process's ID
+port=$((20000 + $$ % 20000))
+while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
+	port=$((port + 1))
+done
+
+# shellcheck disable=SC2086
+${PAIR_SERVER_WRAP:-} timeout -k 5 "$timeout_s" "$run" $opts ${PAIR_SERVER_OPTS:-} -- \
+	"$@" -p "$port" >"$dir/server.out" 2>&1 &
+server=$!
+# the client connects once the server listens (at most 20 s)
+tries=0
+while [ $tries -lt 200 ]; do
+	${PAIR_SERVER_WRAP:-} ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
+	kill -0 "$server" 2>/dev/null || break
+	sleep 0.1; tries=$((tries + 1))
+done
+# shellcheck disable=SC2086
+${PAIR_CLIENT_WRAP:-} timeout -k 5 "$timeout_s" "$run" $opts ${PAIR_CLIENT_OPTS:-} -- \
+	"$@" -p "$port" "$host" >"$dir/client.out" 2>&1
+crc=$?
+wait "$server"
+src=$?
+echo "--- server (exit $src):"; cat "$dir/server.out"
+echo "--- client (exit $crc):"; cat "$dir/client.out"
+if [ "$src" -ne 0 ] || [ "$crc" -ne 0 ]; then
+	echo "FAIL: $* : server exit $src, client exit $crc"
+	exit 1
+fi
+echo "PASS: $*"
