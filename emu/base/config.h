@@ -28,6 +28,9 @@ struct emu_config {
 	unsigned max_srq_wr;
 	unsigned rnr_cap_us;		/* upper bound of one RNR wait */
 	bool debug;
+	/* doorbells: true = trapped stores to the UAR and BlueFlame pages
+	 * (exact), false = owner bits and BlueFlame buffers polled */
+	bool doorbell_trap;
 	const char *pcap;		/* MLX4EMU_PCAP: capture file, or NULL */
 	/* fault injection (0 = off) */
 	uint64_t fault_cqe_n;
