@@ -86,7 +86,9 @@ trap 'rm -rf "$scratch"' EXIT
 
 run() { # tag, bench args...
 	local tag=$1; shift
-	TMPDIR="$scratch" "$launcher" ${emu_opts[@]+"${emu_opts[@]}"} -- \
+	# polled doorbells: a trapped store would run the device's fault
+	# handler on the measured thread (valgrind picks poll by default too)
+	TMPDIR="$scratch" MLX4EMU_DOORBELL=poll "$launcher" ${emu_opts[@]+"${emu_opts[@]}"} -- \
 		valgrind --tool=callgrind --instr-atstart=no \
 		--separate-threads=yes --fair-sched=yes \
 		--callgrind-out-file="$out/cg.$tag.%p" \

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# Installed-consumer support: pkg-config file, CMake package, man pages.
+# Installed-consumer support: pkg-config file, CMake package, man pages,
+# Debian packages.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -43,3 +44,45 @@ file(GLOB MLX4DV_MAN3 ${PROJECT_SOURCE_DIR}/docs/man/*.3)
 file(GLOB MLX4DV_MAN7 ${PROJECT_SOURCE_DIR}/docs/man/*.7)
 install(FILES ${MLX4DV_MAN3} DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
 install(FILES ${MLX4DV_MAN7} DESTINATION ${CMAKE_INSTALL_MANDIR}/man7)
+
+# Debian binary packages: cpack -G DEB in a build tree (configure with
+# -DCMAKE_INSTALL_PREFIX=/usr for Debian's multiarch library directory).
+#   libmlx4dv0      libmlx4dv.so.0 (component runtime)
+#   libmlx4dv-dev   the header under <prefix>/include/mlx4dv/, libmlx4dv.so,
+#                   libmlx4dv.a, pkg-config and CMake packages, man pages
+#                   (component dev)
+#   mlx4emu         the software ConnectX-3: mlx4emu-run, libmlx4emu.so and
+#                   <mlx4emu/mlx4emu_ctl.h> (component emu)
+# The examples (component examples) are installed by cmake --install only.
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME mlx4dv)
+set(CPACK_PACKAGE_VENDOR "mlx4dv")
+set(CPACK_PACKAGE_CONTACT "mlx4dv maintainers <mlx4dv@localhost>")
+# No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPack would put it before each
+# package's own synopsis, the first line of CPACK_DEBIAN_<C>_DESCRIPTION.
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL runtime dev emu)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION libs)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_NAME libmlx4dv0)
+set(CPACK_DEBIAN_RUNTIME_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
+  "ConnectX-3 (mlx4) direct-verbs queue handles - shared library\nlibmlx4dv turns ibverbs QPs, CQs, SRQs and WQs into the queue handles\nthe mlx4dv.h data path drives.")
+
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME libmlx4dv-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEV_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
+  "libmlx4dv0 (= ${PROJECT_VERSION}), libibverbs-dev (>= 44.0)")
+set(CPACK_DEBIAN_DEV_DESCRIPTION
+  "ConnectX-3 (mlx4) direct-verbs data path - development files\n<infiniband/mlx4dv.h> (a superset of rdma-core's, installed under\n/usr/include/mlx4dv so that rdma-core's copy stays), the static and\nshared libmlx4dv, pkg-config and CMake packages, man pages.")
+
+set(CPACK_DEBIAN_EMU_PACKAGE_NAME mlx4emu)
+set(CPACK_DEBIAN_EMU_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_EMU_PACKAGE_DEPENDS "ibverbs-providers (>= 44.0)")
+set(CPACK_DEBIAN_EMU_DESCRIPTION
+  "software ConnectX-3 for testing verbs programs without the adapter\nmlx4emu-run runs a dynamically linked program with an emulated mlx4\ndevice under the unmodified libibverbs and libmlx4.")
+include(CPack)

@@ -30,6 +30,24 @@
 /* BlueFlame registers in the BlueFlame page: 4096 bytes of 512-byte
  * registers, the log_max_bf_regs_per_page = 3 of ConnectX-3 firmware. */
 #define EMU_BF_REGS_PER_PAGE 8
+#define EMU_BF_HALVES (2 * EMU_BF_REGS_PER_PAGE)
+#define EMU_BF_HALF_BYTES 256	/* bf_reg_size 512, two buffers per register */
+
+/* A BlueFlame post being assembled from trapped stores (doorbell.c);
+ * written only by the thread that writes that buffer. */
+struct emu_bf_asm {
+	bool assembling;	/* a store at offset 0 began a post */
+	uint64_t covered;	/* 4-byte granules written */
+	uint8_t buf[EMU_BF_HALF_BYTES];
+};
+
+/* A complete BlueFlame post, published under a sequence count (odd while
+ * being written). */
+struct emu_bf_post {
+	atomic_uint seq;
+	uint32_t size;
+	uint8_t wqe[EMU_BF_HALF_BYTES];
+};
 
 /* ibv_qp_type values as carried by the create commands. */
 enum emu_qp_type {
@@ -62,6 +80,13 @@ struct emu_ctx {
 	uint64_t last_cq_db;
 	/* first 16 bytes last seen in each half of each BlueFlame register */
 	uint8_t bf_last[2 * EMU_BF_REGS_PER_PAGE][16];
+	/* doorbells: trapped (doorbell.c) unless db_poll, set when the pages
+	 * were written without a trap (a raw mmap, an unknown instruction) */
+	atomic_bool db_poll;
+	uint8_t uar_shadow[64];	/* partial stores to UAR registers */
+	struct emu_bf_asm bf_asm[EMU_BF_HALVES];
+	struct emu_bf_post bf_post[EMU_BF_HALVES];
+	uint32_t bf_post_taken[EMU_BF_HALVES];	/* engine: seq last executed */
 };
 
 struct emu_channel {
@@ -104,7 +129,7 @@ struct emu_cq {
 	int channel;		/* index into emu_dev.channels or -1 */
 	uint32_t last_arm_rec;
 	int armed;		/* 0 no, 1 solicited only, 2 any */
-	bool in_error;		/* overrun happened */
+	bool in_error;		/* overrun happened, or its memory was unmapped */
 	bool timestamp;		/* CQEs carry the completion time */
 	uint32_t comp_events, async_events;	/* events the program read */
 	uint64_t cqes_total;
@@ -127,6 +152,7 @@ struct emu_srq {
 	uint16_t next;		/* index of the next WQE the device takes */
 	uint32_t limit;
 	uint32_t async_events;
+	bool lost;		/* its ring or record was unmapped */
 };
 
 struct emu_ind_tbl {
@@ -203,6 +229,15 @@ struct emu_qp {
 	uint8_t bf_copy[512];
 	bool bf_pending;
 	uint32_t bf_counter;
+	/* exactness: sq_pc + 1 of the held WQE last reported; the program
+	 * unmapped this QP's rings (the device no longer touches them) */
+	uint32_t held_reported;
+	bool db_held;		/* a doorbell arrived while not in RTS */
+	bool lost;
+	/* a valid WQE seen with no doorbell: where and since when (debug) */
+	uint32_t nodb_pc;
+	uint64_t nodb_since_ns;
+	bool nodb_reported;
 };
 
 struct emu_counters_raw {
@@ -244,6 +279,7 @@ struct emu_dev {
 	uint32_t nactive;
 	struct emu_cq **active_cq;
 	uint32_t nactive_cq;
+	bool active_dirty;	/* a QP changed what the engine polls */
 
 	struct emu_counters_raw ctr;
 	struct emu_fault_cfg fault_cqe, fault_err;

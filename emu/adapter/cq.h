@@ -47,5 +47,8 @@ void emu_cq_init_owner(uint8_t *buf, uint32_t cnt, uint32_t cqe_size,
 /* Looks at the arm record and the UAR arm doorbell; returns work done. */
 int emu_cq_poll_arm(struct emu_cq *cq);
 void emu_ctx_poll_cq_doorbell(struct emu_ctx *ctx);
+/* A CQ arm doorbell of the context (64 bits, host order: sn << 60 |
+ * cmd << 56 | cqn << 32 | consumer index). */
+void emu_cq_doorbell(struct emu_ctx *ctx, uint64_t db);
 
 #endif

@@ -20,6 +20,7 @@
 #include "adapter/events.h"
 #include "base/libc.h"
 #include "adapter/objects.h"
+#include "base/guard.h"
 
 #define ARM_SOLICITED 1
 #define ARM_ANY 2
@@ -78,14 +79,24 @@ static void stamp_completion_time(uint8_t *e)
 	e[30] = (uint8_t)t;
 }
 
-int emu_cqe_write(struct emu_cq *cq, const struct emu_cqe *body,
-		  uint8_t opcode_byte, bool solicited)
+/* The CQ's buffer or a record faulted: the program unmapped it while the
+ * CQ exists.  The CQ goes to error (no more CQEs) with IBV_EVENT_CQ_ERR. */
+static void cq_fault(struct emu_cq *cq, void *addr)
+{
+	EMU_TRACE("CQN 0x%x: CQ memory at %p is no longer mapped: CQ in error",
+		  cq->cqn, addr);
+	if (cq->in_error)
+		return;
+	cq->in_error = true;
+	emu_async_event(cq->ctx, cq->user_handle, IBV_EVENT_CQ_ERR, &cq->async_events);
+}
+
+static int cqe_write(struct emu_cq *cq, const struct emu_cqe *body,
+		     uint8_t opcode_byte, bool solicited)
 {
 	uint32_t ci;
 	uint8_t *e;
 
-	if (cq->in_error)
-		return -1;
 	/* the consumer index only grows: read the record (a cache line the
 	 * poller keeps writing) only when the cached value says "full" */
 	ci = cq->ci_cache;
@@ -112,6 +123,23 @@ int emu_cqe_write(struct emu_cq *cq, const struct emu_cqe *body,
 	     (opcode_byte & 0x1f) == EMU_CQE_OPCODE_ERROR))
 		deliver_event(cq);
 	return 0;
+}
+
+int emu_cqe_write(struct emu_cq *cq, const struct emu_cqe *body,
+		  uint8_t opcode_byte, bool solicited)
+{
+	struct emu_guard g;
+	int ret;
+
+	if (cq->in_error)
+		return -1;
+	if (!EMU_GUARD_ENTER(&g)) {
+		cq_fault(cq, g.fault_addr);
+		return -1;
+	}
+	ret = cqe_write(cq, body, opcode_byte, solicited);
+	emu_guard_leave(&g);
+	return ret;
 }
 
 int emu_cqe_write_error(struct emu_cq *cq, uint32_t qpn, bool is_send,
@@ -154,8 +182,18 @@ static void apply_arm(struct emu_cq *cq, uint32_t word)
 
 int emu_cq_poll_arm(struct emu_cq *cq)
 {
-	uint32_t rec = be32toh(*cq->arm_db);
-	uint32_t sn = (rec >> 28) & 3;
+	struct emu_guard g;
+	uint32_t rec, sn;
+
+	if (cq->in_error)
+		return 0;
+	if (!EMU_GUARD_ENTER(&g)) {
+		cq_fault(cq, g.fault_addr);
+		return 0;
+	}
+	rec = be32toh(*cq->arm_db);
+	emu_guard_leave(&g);
+	sn = (rec >> 28) & 3;
 
 	/* a new arm carries a sequence number not yet used */
 	if (!cq->armed && ((rec >> 24) & 3) && cq->last_arm_rec != (sn | 0x100u)) {
@@ -168,8 +206,6 @@ int emu_cq_poll_arm(struct emu_cq *cq)
 void emu_ctx_poll_cq_doorbell(struct emu_ctx *ctx)
 {
 	uint64_t db;
-	uint32_t hi, cqn;
-	struct emu_cq *cq;
 
 	if (!ctx->uar)
 		return;
@@ -177,7 +213,14 @@ void emu_ctx_poll_cq_doorbell(struct emu_ctx *ctx)
 	if (db == ctx->last_cq_db)
 		return;
 	ctx->last_cq_db = db;
-	db = be64toh(db);
+	emu_cq_doorbell(ctx, be64toh(db));
+}
+
+void emu_cq_doorbell(struct emu_ctx *ctx, uint64_t db)
+{
+	uint32_t hi, cqn;
+	struct emu_cq *cq;
+
 	hi = (uint32_t)(db >> 32);
 	cqn = hi & 0xffffff;
 	if (cqn >= EMU_MAX_CQ || !emu_dev.cq[cqn].used || emu_dev.cq[cqn].ctx != ctx)

@@ -1,19 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * The device engine: one thread that repeatedly scans every CQ's arm
- * record, every context's CQ doorbell and BlueFlame buffers, and every
- * QP's send ring (owner bits) and, in the error state, its receive ring,
- * and serves the registered sources (descriptors and timers of other
- * parts of the device).  Doorbells are plain stores, so there is nothing
- * to wait on. How the thread waits between passes depends on how long ago
- * a pass last found work: a data path posts again within microseconds, so
- * for 50 us it spins, up to 5 ms it yields the CPU, and only then does it
- * sleep in poll() on the sources' descriptors and an eventfd, with growing
- * timeouts (up to 200 us, 1 ms after about 50 ms more, never past a
- * source's deadline), until anything (a command, the control API, a
- * source's descriptor) wakes it. Counting time rather than passes keeps a
- * busy program from pushing the engine into its naps when passes happen
- * to be quick.
+ * The device engine: one thread that serves what has work.
+ *
+ * With trapped doorbells (the default on x86-64, adapter/doorbell.c) a
+ * pass serves the CQs whose arm doorbell was written and the QPs whose
+ * send doorbell or BlueFlame post named them (or that another part of the
+ * device scheduled), consuming valid WQEs until one is not the device's;
+ * it also polls the few queues that need it: QPs in the error state
+ * (receive WQEs posted to them are flushed: the RQ has no UAR doorbell),
+ * and every queue of a context whose pages were written without a trap.
+ * A valid WQE that was never announced is not executed; with debug on a
+ * scan every 100 ms names it ("no doorbell").  Between passes the thread
+ * spins for 50 us after the last work, then sleeps in ppoll() on an
+ * eventfd that every doorbell, command and control call kicks, and on the
+ * registered sources' descriptors and deadlines.  (Until 5 ms after the
+ * last work it yields the CPU rather than sleep: a data path posts again
+ * within microseconds, and a wake-up per doorbell costs more.)
+ *
+ * With polled doorbells (--doorbell=poll) every pass looks at every CQ's
+ * arm record, every context's CQ doorbell and BlueFlame buffers and every
+ * QP's send ring (owner bits).  There a data path posts again within
+ * microseconds with no wake-up, so the thread spins for 50 us, yields up
+ * to 5 ms, then naps in ppoll() with growing timeouts (up to 200 us, 1 ms
+ * after about 50 ms more, never past a source's deadline).  Counting time
+ * rather than passes keeps a busy program from pushing the engine into
+ * its naps when passes happen to be quick.
  */
 #include <errno.h>
 #include <poll.h>
@@ -27,6 +38,10 @@
 #include "adapter/adapter.h"
 #include "adapter/engine.h"
 #include "adapter/wqe.h"
+#include "adapter/doorbell.h"
+#include "adapter/objects.h"
+#include "adapter/send.h"
+#include "base/guard.h"
 #include "base/libc.h"
 
 #define QP_BUDGET 64
@@ -35,6 +50,9 @@
 #define SLEEP_MIN_NS 20000
 #define SLEEP_MAX_NS 200000
 #define SLEEP_LONG_NS 1000000
+#define TRAP_IDLE_LONG_NS 10000000
+#define NODB_NS 100000000ull	/* a valid WQE this long unannounced is reported */
+#define DRAIN_PASSES 64
 
 #define MAX_SOURCES 8
 
@@ -58,35 +76,178 @@ uint64_t emu_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int engine_pass(int *pending)
-{
-	uint64_t now = 0;
-	int work = 0;
+struct pass {
+	int work;
+	int pending;	/* queues waiting out a timer (RNR) or a BlueFlame writer */
+	uint64_t now;	/* read once, when first needed */
+};
 
+static bool ctx_polled(struct emu_ctx *c)
+{
+	return !emu_doorbells_trapped(c);
+}
+
+static void serve_qp(struct emu_qp *qp, struct pass *p)
+{
+	int pending = p->pending;
+	int work = emu_qp_process(qp, QP_BUDGET, &p->now, &p->pending);
+
+	p->work += work;
+	/* more than one budget's worth, or waiting: serve it again next pass */
+	if (work >= QP_BUDGET || p->pending != pending)
+		emu_db_ring_qpn(qp->qpn);
+}
+
+static void serve_rung_qp(uint32_t qpn, void *arg)
+{
+	struct emu_qp *qp = emu_qp_by_qpn(qpn);
+
+	if (qp)
+		serve_qp(qp, arg);
+}
+
+static void serve_cq_doorbell(uint32_t ctx_index, uint64_t db, void *arg)
+{
+	struct pass *p = arg;
+
+	if (ctx_index < EMU_MAX_CTX && emu_dev.ctx[ctx_index].used) {
+		emu_cq_doorbell(&emu_dev.ctx[ctx_index], db);
+		p->work++;
+	}
+}
+
+/*
+ * With trapped doorbells the device's pages stay zero (the registers are
+ * write-only and the handler never writes them): anything else there was
+ * stored through a mapping that does not trap (the raw mmap system call),
+ * and that context is polled from now on.
+ */
+static void detect_untrapped(struct emu_ctx *c)
+{
+	uint64_t any;
+
+	if (!emu_cfg.doorbell_trap || atomic_load_explicit(&c->db_poll, memory_order_relaxed))
+		return;
+	any = __atomic_load_n((uint64_t *)(c->uar + 0x10), __ATOMIC_RELAXED) |
+	      __atomic_load_n((uint64_t *)(c->uar + 0x20), __ATOMIC_RELAXED);
+	for (unsigned h = 0; c->bf_page && h < EMU_BF_HALVES; h++)
+		any |= __atomic_load_n((uint64_t *)(c->bf_page + h * EMU_BF_HALF_BYTES),
+				       __ATOMIC_RELAXED);
+	if (!any)
+		return;
+	atomic_store(&c->db_poll, true);
+	emu_dev.active_dirty = true;
+	EMU_TRACE("context %d: UAR/BlueFlame page written without a trap (a raw mmap?): "
+		  "its doorbells are polled from now on", (int)(c - emu_dev.ctx));
+}
+
+/* One pass; the command path runs it too, without the sources. */
+static int engine_pass(struct pass *p, bool with_sources)
+{
+	if (emu_dev.active_dirty) {
+		emu_dev.active_dirty = false;
+		emu_rebuild_active();
+	}
 	for (int i = 0; i < EMU_MAX_CTX; i++) {
 		struct emu_ctx *c = &emu_dev.ctx[i];
 
-		if (!c->used)
+		if (!c->used || !c->uar)
 			continue;
-		emu_ctx_poll_cq_doorbell(c);
-		emu_ctx_poll_bf(c);
+		detect_untrapped(c);
+		if (ctx_polled(c)) {
+			emu_ctx_poll_cq_doorbell(c);
+			emu_ctx_poll_bf(c);
+		}
 	}
+	emu_db_take_cqs(serve_cq_doorbell, p);
 	for (uint32_t i = 0; i < emu_dev.nactive_cq; i++)
-		work += emu_cq_poll_arm(emu_dev.active_cq[i]);
+		p->work += emu_cq_poll_arm(emu_dev.active_cq[i]);
+	emu_db_take_qps(serve_rung_qp, p);
 	for (uint32_t i = 0; i < emu_dev.nactive; i++)
-		work += emu_qp_process(emu_dev.active[i], QP_BUDGET, &now, pending);
-	for (unsigned i = 0; i < nsources; i++) {
-		if (!now)
-			now = emu_now_ns();
-		work += sources[i].poll(sources[i].arg, now);
+		serve_qp(emu_dev.active[i], p);
+	for (unsigned i = 0; with_sources && i < nsources; i++) {
+		if (!p->now)
+			p->now = emu_now_ns();
+		p->work += sources[i].poll(sources[i].arg, p->now);
 	}
-	return work;
+	return p->work;
+}
+
+void emu_engine_drain(void)
+{
+	if (!atomic_load(&emu_dev.started) || atomic_load(&emu_dev.paused))
+		return;
+	for (int i = 0; i < DRAIN_PASSES; i++) {
+		struct pass p = { 0 };
+
+		if (!engine_pass(&p, false))
+			break;
+	}
+}
+
+/* ---- forgotten doorbells (debug) ---- */
+
+/* Valid WQEs from sq_pc on: their count and the counter after them. */
+static unsigned valid_run(const struct emu_qp *qp, uint32_t *end)
+{
+	uint32_t n = qp->sq_pc;
+	unsigned k = 0;
+
+	while (k < qp->sq_cnt && emu_sq_slot_valid(qp, n)) {
+		uint32_t ds = emu_sq_slot(qp, n)[7] & 0x3f;
+		uint32_t nbb = ds * 16 > (1u << qp->sq_shift) ?
+			       (ds * 16 + (1u << qp->sq_shift) - 1) >> qp->sq_shift : 1;
+
+		n += nbb;
+		k++;
+	}
+	*end = n;
+	return k;
+}
+
+static void check_no_doorbell(struct emu_qp *qp, uint64_t now)
+{
+	struct emu_guard g;
+	uint32_t end;
+	unsigned k;
+
+	if (!EMU_GUARD_ENTER(&g))
+		return;	/* the ring is gone: found when the QP is served */
+	k = valid_run(qp, &end);
+	emu_guard_leave(&g);
+	if (!k) {
+		qp->nodb_since_ns = 0;
+		return;
+	}
+	if (!qp->nodb_since_ns || qp->nodb_pc != qp->sq_pc) {
+		qp->nodb_pc = qp->sq_pc;
+		qp->nodb_since_ns = now;
+		qp->nodb_reported = false;
+		return;
+	}
+	if (qp->nodb_reported || now - qp->nodb_since_ns < NODB_NS)
+		return;
+	qp->nodb_reported = true;
+	emu_trace("QPN 0x%x: %u valid send WQE(s) at WQEBB counter 0x%x, producer count 0x%x, "
+		  "not executed for %llu ms: no doorbell", qp->qpn, k, qp->sq_pc & 0xffff,
+		  end & 0xffff, (unsigned long long)((now - qp->nodb_since_ns) / 1000000));
+}
+
+static void scan_no_doorbell(uint64_t now)
+{
+	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
+		struct emu_qp *qp = emu_dev.qp_tab[i];
+
+		if (qp && qp->used && !qp->is_wq && !qp->is_rss && !qp->lost && qp->scq &&
+		    qp->state == EMU_QPS_RTS && !ctx_polled(qp->ctx))
+			check_no_doorbell(qp, now);
+	}
 }
 
 void emu_qp_schedule(struct emu_qp *qp)
 {
-	/* every pass visits every active QP */
-	(void)qp;
+	emu_db_ring_qpn(qp->qpn);
+	emu_engine_kick();
 }
 
 int emu_engine_add_source(const struct emu_engine_source *src)
@@ -153,13 +314,24 @@ static void sleep_on_sources(uint64_t ns, uint64_t kick_seen)
 		(void)!read(emu_dev.wake_fd, &drain, sizeof(drain));
 }
 
+static bool any_ctx_polled(void)
+{
+	if (!emu_cfg.doorbell_trap)
+		return true;
+	for (int i = 0; i < EMU_MAX_CTX; i++)
+		if (emu_dev.ctx[i].used && atomic_load(&emu_dev.ctx[i].db_poll))
+			return true;
+	return false;
+}
+
 /*
  * quiet_ns: time since a pass last found work; naps: sleeps taken since
  * then (sets the length of the next one).
  */
 static void idle_wait(uint64_t now, uint64_t quiet_ns, uint64_t naps,
-		      uint64_t kick_seen)
+		      uint64_t kick_seen, int pending)
 {
+	bool polled = any_ctx_polled();
 	uint64_t ns;
 
 	if (quiet_ns < SPIN_NS) {
@@ -176,6 +348,11 @@ static void idle_wait(uint64_t now, uint64_t quiet_ns, uint64_t naps,
 	/* idle for a while (about 50 ms of naps): nap longer */
 	if (naps > 256)
 		ns = SLEEP_LONG_NS;
+	/* Trapped doorbells kick the engine awake: it wakes by itself only to
+	 * look for pages written without a trap (a raw mmap), and for the
+	 * debug scan of forgotten doorbells. */
+	if (!polled && !pending)
+		ns = naps > 256 ? TRAP_IDLE_LONG_NS : SLEEP_LONG_NS;
 	ns = sources_deadline(now, ns);
 	if (ns)
 		sleep_on_sources(ns, kick_seen);
@@ -183,27 +360,27 @@ static void idle_wait(uint64_t now, uint64_t quiet_ns, uint64_t naps,
 
 static void *engine_main(void *arg)
 {
-	uint64_t naps = 0, last_work_ns = emu_now_ns(), now_ns;
+	uint64_t naps = 0, last_work_ns = emu_now_ns(), now_ns, last_scan_ns = 0;
 	int busy = 0;
 
 	(void)arg;
 	while (!atomic_load_explicit(&emu_dev.stop, memory_order_relaxed)) {
 		uint64_t kick = atomic_load(&emu_dev.kick);
 		uint64_t seq = atomic_load_explicit(&emu_dev.pass_seq, memory_order_relaxed);
-		int work = 0, pending = 0;
+		struct pass p = { 0 };
 
 		/* checked under the lock: mlx4emu_pause() returns only after
 		 * the pass in progress ended */
 		pthread_mutex_lock(&emu_dev.lock);
 		if (!atomic_load_explicit(&emu_dev.paused, memory_order_acquire))
-			work = engine_pass(&pending);
+			engine_pass(&p, true);
 		pthread_mutex_unlock(&emu_dev.lock);
-		atomic_store(&pending_work, pending);
-		if (work)
+		atomic_store(&pending_work, p.pending);
+		if (p.work)
 			atomic_store(&last_busy_seq, seq + 1);
 		atomic_store_explicit(&emu_dev.pass_seq, seq + 1, memory_order_release);
 		EMU_CTR_INC(passes);
-		if (work) {
+		if (p.work) {
 			/* the clock is read on the first idle pass, not per busy one */
 			busy = 1;
 			naps = 0;
@@ -214,9 +391,15 @@ static void *engine_main(void *arg)
 			last_work_ns = now_ns;
 			busy = 0;
 		}
-		idle_wait(now_ns, now_ns - last_work_ns, naps, kick);
+		if (emu_cfg.debug && emu_cfg.doorbell_trap && now_ns - last_scan_ns >= NODB_NS / 4) {
+			last_scan_ns = now_ns;
+			pthread_mutex_lock(&emu_dev.lock);
+			scan_no_doorbell(now_ns);
+			pthread_mutex_unlock(&emu_dev.lock);
+		}
+		idle_wait(now_ns, now_ns - last_work_ns, naps, kick, p.pending);
 		/* a QP waiting out an RNR timer keeps the pauses short */
-		if (!pending && now_ns - last_work_ns >= YIELD_NS)
+		if (!p.pending && now_ns - last_work_ns >= YIELD_NS)
 			naps++;
 	}
 	return NULL;

@@ -28,11 +28,20 @@ int emu_engine_add_source(const struct emu_engine_source *src);
 void emu_engine_remove_source(void *arg);
 
 /*
- * Tells the engine that the QP has work outside its rings' owner bits (a
- * response or ACK arrived, a timer fired, a doorbell was rung); called
- * with emu_dev.lock held.  The engine serves it on its next pass.
+ * Tells the engine that the QP has work (a response or ACK arrived, a
+ * timer fired, a doorbell was rung): the engine serves it on its next
+ * pass as if its doorbell had been rung.  Any thread, any lock state.
  */
 void emu_qp_schedule(struct emu_qp *qp);
+
+/*
+ * Executes the work already announced (rung QPs, CQ arms; with polled
+ * doorbells every valid WQE) before a command acts on the objects, as a
+ * program sees on hardware, where a doorbell rung before a verbs call has
+ * long been served when the firmware runs the command (emu_dev.lock held;
+ * nothing while paused).
+ */
+void emu_engine_drain(void);
 
 /* Starts the engine thread once per process; 0 or an errno. */
 int emu_engine_start(void);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapter/doorbell.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/mcast.h"
@@ -76,6 +77,12 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 	emu_rebuild_active();
 }
 
+/*
+ * The queues the engine polls on every pass: all of them with polled
+ * doorbells; with trapped ones only the QPs in an error state (receive
+ * WQEs posted to them must be flushed, and the RQ has no UAR doorbell) and
+ * those of contexts that fell back to polling.
+ */
 void emu_rebuild_active(void)
 {
 	uint32_t n = 0;
@@ -85,13 +92,15 @@ void emu_rebuild_active(void)
 	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
 		struct emu_qp *qp = emu_dev.qp_tab[i];
 
-		if (qp && qp->used && !qp->is_rss)
+		if (qp && qp->used && !qp->is_rss && !qp->lost &&
+		    (!emu_doorbells_trapped(qp->ctx) || qp->state == EMU_QPS_ERR ||
+		     qp->state == EMU_QPS_SQE))
 			emu_dev.active[n++] = qp;
 	}
 	emu_dev.nactive = n;
 	n = 0;
 	for (uint32_t i = 0; i < EMU_MAX_CQ; i++)
-		if (emu_dev.cq[i].used)
+		if (emu_dev.cq[i].used && !emu_doorbells_trapped(emu_dev.cq[i].ctx))
 			emu_dev.active_cq[n++] = &emu_dev.cq[i];
 	emu_dev.nactive_cq = n;
 }

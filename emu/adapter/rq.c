@@ -10,6 +10,7 @@
 
 #include "adapter/events.h"
 #include "adapter/objects.h"
+#include "base/guard.h"
 
 /*
  * Doorbell records are re-read only when the cached copy shows nothing
@@ -66,8 +67,58 @@ static uint32_t count_sges(const uint8_t *seg, uint32_t max)
 	return n;
 }
 
-int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w)
+/* The last receive WQE taken since emu_rq_undo_arm() (emu_dev.lock held). */
+static struct {
+	struct emu_qp *qp;	/* NULL: nothing to give back */
+	struct emu_srq *srq;
+	uint16_t rq_ci, srq_next, srq_consumed;
+} undo;
+
+void emu_rq_undo_arm(void)
 {
+	undo.qp = NULL;
+}
+
+void emu_rq_undo_last(void)
+{
+	if (!undo.qp)
+		return;
+	if (undo.srq) {
+		undo.srq->next = undo.srq_next;
+		undo.srq->consumed = undo.srq_consumed;
+	} else {
+		undo.qp->rq_ci = undo.rq_ci;
+	}
+	undo.qp = NULL;
+}
+
+/* The receive ring, SRQ or doorbell record faulted: the program unmapped
+ * it.  The queue is lost: error state and a fatal async event. */
+static void rq_fault(struct emu_qp *qp, void *addr)
+{
+	struct emu_srq *srq = qp->srq;
+
+	EMU_TRACE("QPN 0x%x: receive queue memory at %p is no longer mapped", qp->qpn,
+		  addr);
+	if (srq) {
+		if (!srq->lost)
+			emu_async_event(srq->ctx, srq->user_handle, IBV_EVENT_SRQ_ERR,
+					&srq->async_events);
+		srq->lost = true;
+		return;
+	}
+	emu_qp_lost(qp);
+}
+
+static int rq_take(struct emu_qp *qp, struct emu_rwqe *w)
+{
+	undo.qp = qp;
+	undo.srq = qp->srq;
+	undo.rq_ci = qp->rq_ci;
+	if (qp->srq) {
+		undo.srq_next = qp->srq->next;
+		undo.srq_consumed = qp->srq->consumed;
+	}
 	if (qp->srq) {
 		struct emu_srq *srq = qp->srq;
 		const uint8_t *wqe;
@@ -100,6 +151,25 @@ int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w)
 	w->qp = qp;
 	w->cq = qp->rcq;
 	return 1;
+}
+
+int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w)
+{
+	struct emu_guard g;
+	int got;
+
+	if (qp->lost || (qp->srq && qp->srq->lost))
+		return 0;
+	if (!EMU_GUARD_ENTER(&g)) {
+		undo.qp = NULL;
+		rq_fault(qp, g.fault_addr);
+		return 0;
+	}
+	got = rq_take(qp, w);
+	emu_guard_leave(&g);
+	if (!got)
+		undo.qp = NULL;
+	return got;
 }
 
 int emu_scatter_segs(uint32_t pdn, const uint8_t *segs, uint32_t nsegs,

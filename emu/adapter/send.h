@@ -24,6 +24,7 @@ struct send_op {
 	uint8_t syndrome, vendor;
 	bool stall;		/* RNR: retry later */
 	bool from_bf;		/* taken from the BlueFlame buffer */
+	bool checked;		/* passed the queue-level checks: execute */
 };
 
 /* Marks the WQE as refused by a strict check (LOCAL_QP_OP_ERR with a

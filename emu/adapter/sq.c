@@ -14,6 +14,8 @@
 #include "adapter/events.h"
 #include "adapter/objects.h"
 #include "adapter/send.h"
+#include "adapter/doorbell.h"
+#include "base/guard.h"
 
 void emu_qp_set_error(struct emu_qp *qp)
 {
@@ -22,6 +24,9 @@ void emu_qp_set_error(struct emu_qp *qp)
 	qp->state = EMU_QPS_ERR;
 	qp->rnr_tries = 0;
 	EMU_TRACE("QPN 0x%x moved to the error state", qp->qpn);
+	/* the flushes run on the next passes, where error QPs are polled */
+	emu_dev.active_dirty = true;
+	emu_qp_schedule(qp);
 	if (qp->srq)
 		emu_async_event(qp->ctx, qp->user_handle,
 				IBV_EVENT_QP_LAST_WQE_REACHED, &qp->async_events);
@@ -118,85 +123,222 @@ static int flush_sq(struct emu_qp *qp, int budget)
 	return n;
 }
 
-int emu_qp_process(struct emu_qp *qp, int budget, uint64_t *now_ns, int *pending)
+/* The next WQE to execute: from the ring when its slot is valid, else a
+ * BlueFlame post of the same counter (a post that only went by BlueFlame).
+ * Returns 1 with op->size and *nbb set, 0 for nothing, -1 for a BlueFlame
+ * post still being written (try again). */
+static int next_wqe(struct emu_qp *qp, struct send_op *op, uint8_t *wbuf, uint32_t *nbb)
 {
-	uint8_t wbuf[WQE_MAX + 64] __attribute__((aligned(64)));
-	int work = 0;
+	uint32_t lap = (qp->sq_pc & qp->sq_cnt) ? 1u : 0u;
+	int size;
 
-	if (qp->is_rss)
-		return 0;
+	if (emu_sq_slot_valid(qp, qp->sq_pc)) {
+		op->size = copy_wqe(qp, qp->sq_pc, wbuf, nbb);
+		return 1;
+	}
+	if (emu_doorbells_trapped(qp->ctx)) {
+		size = emu_db_bf_take(qp->ctx, qp->qpn, (uint16_t)qp->sq_pc, wbuf);
+		if (size <= 0 || (ld_be32(wbuf) >> 31) != lap)
+			return size < 0 ? -1 : 0;
+		op->size = (uint32_t)size;
+	} else {
+		if (!qp->bf_pending || qp->bf_counter != (qp->sq_pc & 0xffff))
+			return 0;
+		op->size = (qp->bf_copy[7] & 0x3f) * 16;
+		memcpy(wbuf, qp->bf_copy, sizeof(qp->bf_copy));
+		qp->bf_pending = false;
+	}
+	op->from_bf = true;
+	/* the WQE still owns the WQEBBs its size covers */
+	*nbb = (op->size + (1u << qp->sq_shift) - 1) >> qp->sq_shift;
+	if (!*nbb)
+		*nbb = 1;
+	return 1;
+}
+
+static const char *const state_name[] = {
+	"RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR",
+};
+
+/* Send WQEs wait while the QP is not in RTS (IB spec 10.3.1: posted to a
+ * QP in INIT, RTR or SQD they are queued, not processed); told once per
+ * WQE with debug on. */
+static void report_held(struct emu_qp *qp)
+{
+	if (!emu_cfg.debug || qp->held_reported == qp->sq_pc + 1 ||
+	    !emu_sq_slot_valid(qp, qp->sq_pc))
+		return;
+	qp->held_reported = qp->sq_pc + 1;
+	emu_trace("QPN 0x%x: send WQE 0x%04x held: the QP is in %s, sends run in RTS",
+		  qp->qpn, qp->sq_pc & 0xffff, state_name[qp->state]);
+}
+
+static void check_wqe(struct emu_qp *qp, struct send_op *op)
+{
+	if (qp->fault_cqe_at && qp->wqes_done + 1 == qp->fault_cqe_at) {
+		op->syndrome = qp->fault_syndrome;
+		op->vendor = EMU_VSYN_FAULT;
+		qp->fault_cqe_at = 0;
+		EMU_TRACE("QPN 0x%x WQE 0x%04x: injected error CQE, syndrome 0x%02x",
+			  qp->qpn, op->index, op->syndrome);
+	} else if (!op->size) {
+		emu_send_strict_fail(op, EMU_VSYN_DS_ZERO, "WQE with ds 0");
+	} else if (!op->from_bf && beyond_headroom(qp, qp->sq_pc)) {
+		emu_send_strict_fail(op, EMU_VSYN_BEYOND_HEADROOM,
+			    "WQE posted beyond the free slots (SQ headroom used)");
+	} else {
+		op->checked = true;
+	}
+}
+
+static void wqe_done(struct emu_qp *qp, struct send_op *op, uint32_t nbb)
+{
+	complete(op);
+	qp->sq_pc += nbb;
+	qp->wqes_done++;
+	EMU_CTR_INC(wqes);
+	if (qp->fault_err_after && qp->wqes_done >= qp->fault_err_after) {
+		qp->fault_err_after = 0;
+		EMU_TRACE("QPN 0x%x: injected move to the error state", qp->qpn);
+		emu_qp_set_error(qp);
+	}
+}
+
+struct sq_run {
+	struct emu_qp *qp;
+	int budget, work;
+	uint64_t *now_ns;
+	int *pending;
+	struct send_op *op;	/* the WQE being executed, or NULL */
+	uint32_t nbb;
+	/* here, not in sq_run's frame: the fault path reads it after the jump */
+	struct send_op cur;
+	uint8_t wbuf[WQE_MAX + 64] __attribute__((aligned(64)));
+};
+
+static void sq_run(struct sq_run *r)
+{
+	struct emu_qp *qp = r->qp;
+	struct send_op *op = &r->cur;
+
 	if (qp->state == EMU_QPS_ERR)
-		work += flush_rq(qp);
+		r->work += flush_rq(qp);
 	if (qp->is_wq || !qp->scq)
-		return work;
-	if (qp->state == EMU_QPS_ERR || qp->state == EMU_QPS_SQE)
-		return work + flush_sq(qp, budget);
-	if (qp->state != EMU_QPS_RTS)
-		return work;
+		return;
+	if (qp->state == EMU_QPS_ERR || qp->state == EMU_QPS_SQE) {
+		r->work += flush_sq(qp, r->budget);
+		return;
+	}
+	if (qp->state != EMU_QPS_RTS) {
+		/* rung (or polled) while not in RTS: served again on RTS */
+		qp->db_held = true;
+		report_held(qp);
+		return;
+	}
 	if (qp->rnr_tries) {
-		if (!*now_ns)
-			*now_ns = emu_now_ns();
-		if (*now_ns < qp->rnr_due_ns) {
-			(*pending)++;
-			return work;
+		if (!*r->now_ns)
+			*r->now_ns = emu_now_ns();
+		if (*r->now_ns < qp->rnr_due_ns) {
+			(*r->pending)++;
+			return;
 		}
 	}
-	while (work < budget) {
-		struct send_op op = { .qp = qp, .w = wbuf, .index = (uint16_t)qp->sq_pc };
-		uint32_t nbb = 1, w0;
-		bool from_bf = false;
+	while (r->work < r->budget && qp->state == EMU_QPS_RTS) {
+		int got;
 
-		if (!emu_sq_slot_valid(qp, qp->sq_pc)) {
-			if (!qp->bf_pending || qp->bf_counter != (qp->sq_pc & 0xffff))
-				break;
-			from_bf = true;
+		memset(op, 0, sizeof(*op));
+		op->qp = qp;
+		op->w = r->wbuf;
+		op->index = (uint16_t)qp->sq_pc;
+		r->nbb = 1;
+		got = next_wqe(qp, op, r->wbuf, &r->nbb);
+		if (got <= 0) {
+			if (got < 0)
+				(*r->pending)++;
+			break;
 		}
-		op.from_bf = from_bf;
-		if (from_bf) {
-			op.size = (qp->bf_copy[7] & 0x3f) * 16;
-			memcpy(wbuf, qp->bf_copy, sizeof(qp->bf_copy));
-			qp->bf_pending = false;
-			/* the WQE still owns the WQEBBs its size covers */
-			nbb = (op.size + (1u << qp->sq_shift) - 1) >> qp->sq_shift;
-			if (!nbb)
-				nbb = 1;
-		} else {
-			op.size = copy_wqe(qp, qp->sq_pc, wbuf, &nbb);
-		}
-		w0 = ld_be32(wbuf);
-		op.opcode = w0 & 0x1f;
-		op.srcrb = ld_be32(wbuf + 8);
-		memcpy(&op.imm_raw, wbuf + 12, 4);
-		if (qp->fault_cqe_at && qp->wqes_done + 1 == qp->fault_cqe_at) {
-			op.syndrome = qp->fault_syndrome;
-			op.vendor = EMU_VSYN_FAULT;
-			qp->fault_cqe_at = 0;
-			EMU_TRACE("QPN 0x%x WQE 0x%04x: injected error CQE, syndrome 0x%02x",
-				  qp->qpn, op.index, op.syndrome);
-		} else if (!op.size) {
-			emu_send_strict_fail(&op, EMU_VSYN_DS_ZERO, "WQE with ds 0");
-		} else if (!from_bf && beyond_headroom(qp, qp->sq_pc)) {
-			emu_send_strict_fail(&op, EMU_VSYN_BEYOND_HEADROOM,
-				    "WQE posted beyond the free slots (SQ headroom used)");
-		} else {
-			emu_send_execute(&op, now_ns);
-			if (op.stall) {
-				(*pending)++;
+		op->opcode = ld_be32(r->wbuf) & 0x1f;
+		op->srcrb = ld_be32(r->wbuf + 8);
+		memcpy(&op->imm_raw, r->wbuf + 12, 4);
+		check_wqe(qp, op);
+		if (op->checked) {
+			r->op = op;
+			emu_rq_undo_arm();
+			emu_send_execute(op, r->now_ns);
+			r->op = NULL;
+			if (op->stall) {
+				(*r->pending)++;
 				break;
 			}
 		}
-		complete(&op);
-		qp->sq_pc += nbb;
-		qp->wqes_done++;
-		work++;
-		EMU_CTR_INC(wqes);
-		if (qp->fault_err_after && qp->wqes_done >= qp->fault_err_after) {
-			qp->fault_err_after = 0;
-			EMU_TRACE("QPN 0x%x: injected move to the error state", qp->qpn);
-			emu_qp_set_error(qp);
-		}
-		if (qp->state != EMU_QPS_RTS)
-			break;
+		wqe_done(qp, op, r->nbb);
+		r->work++;
 	}
-	return work;
+}
+
+/* Which of the QP's own rings the address is in. */
+static bool in_own_sq(const struct emu_qp *qp, const void *addr)
+{
+	const uint8_t *a = addr, *sq = qp->buf + qp->sq_off;
+
+	return a >= sq && a < sq + ((size_t)qp->sq_cnt << qp->sq_shift);
+}
+
+/*
+ * A device access faulted while the QP was served: the program unmapped
+ * memory the adapter would hold pinned.  Its own send ring gone: the QP
+ * is lost (error state, IBV_EVENT_QP_FATAL, the device touches it no
+ * more).  Memory of a WQE (registered memory it gathers from or scatters
+ * to): that WQE completes with LOCAL_PROT_ERR, the QP goes to error, and a
+ * receive WQE the peer took for it is given back.
+ */
+static void sq_fault(struct sq_run *r, void *addr)
+{
+	struct emu_qp *qp = r->qp;
+
+	emu_rq_undo_last();
+	if (!r->op || in_own_sq(qp, addr)) {
+		EMU_TRACE("QPN 0x%x: send queue memory at %p is no longer mapped: QP lost",
+			  qp->qpn, addr);
+		emu_qp_lost(qp);
+		return;
+	}
+	EMU_TRACE("QPN 0x%x WQE 0x%04x: memory at %p is no longer mapped: local protection error",
+		  qp->qpn, r->op->index, addr);
+	r->op->syndrome = EMU_SYN_LOCAL_PROT;
+	r->op->vendor = 0;
+	r->op->stall = false;
+	wqe_done(qp, r->op, r->nbb);
+	r->op = NULL;
+	r->work++;
+}
+
+int emu_qp_process(struct emu_qp *qp, int budget, uint64_t *now_ns, int *pending)
+{
+	struct sq_run run = { .qp = qp, .budget = budget, .now_ns = now_ns,
+			      .pending = pending };
+	struct sq_run *r = &run;
+	struct emu_guard g;
+
+	if (qp->is_rss || qp->lost)
+		return 0;
+	if (!EMU_GUARD_ENTER(&g)) {
+		sq_fault(r, g.fault_addr);
+		return r->work;
+	}
+	sq_run(r);
+	emu_guard_leave(&g);
+	return r->work;
+}
+
+void emu_qp_lost(struct emu_qp *qp)
+{
+	bool was_err = qp->state == EMU_QPS_ERR;
+
+	qp->lost = true;
+	qp->state = EMU_QPS_ERR;
+	emu_dev.active_dirty = true;
+	if (!was_err)
+		emu_async_event(qp->ctx, qp->user_handle, IBV_EVENT_QP_FATAL,
+				&qp->async_events);
 }

@@ -154,7 +154,17 @@ int emu_scatter(const struct emu_rwqe *w, const struct emu_gather *g);
 int emu_scatter_segs(uint32_t pdn, const uint8_t *segs, uint32_t nsegs,
 		     const struct emu_gather *g, uint64_t *capacity);
 
+/*
+ * While a send WQE executes, the receive WQE it takes at its peer can be
+ * given back should the WQE fault on unmapped memory (emu_dev.lock held):
+ * arm before executing, undo after a fault.
+ */
+void emu_rq_undo_arm(void);
+void emu_rq_undo_last(void);
+
 /* engine-side entry points (sq.c, eth.c) */
+/* The QP's rings are gone: error state, IBV_EVENT_QP_FATAL, not served. */
+void emu_qp_lost(struct emu_qp *qp);
 int emu_qp_process(struct emu_qp *qp, int budget, uint64_t *now_ns, int *pending);
 void emu_qp_set_error(struct emu_qp *qp);
 void emu_ctx_poll_bf(struct emu_ctx *ctx);

@@ -248,6 +248,46 @@ static int parse_ifnames(unsigned bus, unsigned slot, unsigned fn)
 	return 0;
 }
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+#ifndef RUNNING_ON_VALGRIND
+#define RUNNING_ON_VALGRIND 0
+#endif
+
+/*
+ * MLX4EMU_DOORBELL=trap|poll.  Trapping needs the x86-64 store decoder;
+ * under valgrind the default is poll: the handler would run (and be
+ * counted) on the program's thread for every doorbell.
+ */
+static int parse_doorbell(void)
+{
+	const char *v = getenv("MLX4EMU_DOORBELL");
+#if defined(__x86_64__)
+	bool can_trap = true;
+#else
+	bool can_trap = false;
+#endif
+
+	emu_cfg.doorbell_trap = can_trap && !RUNNING_ON_VALGRIND;
+	if (!v || !*v)
+		return 0;
+	if (!strcasecmp(v, "poll")) {
+		emu_cfg.doorbell_trap = false;
+		return 0;
+	}
+	if (!strcasecmp(v, "trap")) {
+		if (!can_trap)
+			fprintf(stderr, "mlx4emu: MLX4EMU_DOORBELL=trap needs x86-64; polling\n");
+		emu_cfg.doorbell_trap = can_trap;
+		return 0;
+	}
+	fprintf(stderr, "mlx4emu: MLX4EMU_DOORBELL=%s: expected trap or poll\n", v);
+	return -1;
+}
+
 /* "N[:syndrome][:qpn]" */
 static int parse_fault(const char *name, uint64_t *n, uint8_t *syndrome,
 		       uint32_t *id, bool with_syndrome)
@@ -341,6 +381,7 @@ int emu_config_load(void)
 		fprintf(stderr, "mlx4emu: MLX4EMU_CROSS_CABLE needs two Ethernet ports\n");
 		err = -1;
 	}
+	err |= parse_doorbell();
 	emu_cfg.pcap = getenv("MLX4EMU_PCAP");
 	if (emu_cfg.pcap && !*emu_cfg.pcap)
 		emu_cfg.pcap = NULL;

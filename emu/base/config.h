@@ -33,6 +33,9 @@ struct emu_config {
 	char ifname[2][16];		/* per port, IFNAMSIZ with the NUL */
 	unsigned link_speed;		/* Mb/s reported by ethtool */
 	bool cross_cable;		/* port 1 cabled to port 2 */
+	/* doorbells: true = trapped stores to the UAR and BlueFlame pages
+	 * (exact), false = owner bits and BlueFlame buffers polled */
+	bool doorbell_trap;
 	const char *pcap;		/* MLX4EMU_PCAP: capture file, or NULL */
 	/* fault injection (0 = off) */
 	uint64_t fault_cqe_n;

@@ -314,7 +314,8 @@ void emu_ctx_release(struct emu_ctx *ctx)
 	if (ctx->pages)
 		munmap(ctx->pages, ctx->pages_len);
 	ctx->pages = NULL;
-	if (ctx->page_fd >= 0)
+	/* the memfd is the device fd itself: close() of it is in progress */
+	if (ctx->page_fd >= 0 && ctx->page_fd != ctx->cmd_fd)
 		emu_real_close(ctx->page_fd);
 	ctx->page_fd = -1;
 	ctx->used = false;

@@ -16,6 +16,7 @@
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "cmd/qp_state.h"
+#include "adapter/doorbell.h"
 
 static uint32_t pow2_roundup(uint32_t x)
 {
@@ -227,6 +228,8 @@ static void qp_activate(struct emu_qp *qp)
 {
 	qp_attach_faults(qp);
 	qp->used = true;
+	if (!qp->is_wq)
+		emu_db_set_qp_owner(qp->qpn, (int)(qp->ctx - emu_dev.ctx));
 	emu_rebuild_active();
 	EMU_TRACE("create_qp qpn 0x%x type %u sq %u x %u at +%u, rq %u x %u at +%u%s",
 		  qp->qpn, qp->type, qp->sq_cnt, 1u << qp->sq_shift, qp->sq_off,
@@ -456,6 +459,17 @@ static int modify_qp(struct emu_cmd *c, const struct ib_uverbs_modify_qp *m)
 	if (next == EMU_QPS_SQD && cur == EMU_QPS_RTS && qp->en_sqd)
 		emu_async_event(qp->ctx, qp->user_handle, IBV_EVENT_SQ_DRAINED,
 				&qp->async_events);
+	/* WQEs whose doorbell came while the QP was not in RTS run now (IB
+	 * spec 10.3.1: queued in INIT/RTR/SQD, processed from RTS); error
+	 * states are polled (flushes) from here on */
+	if (next != cur)
+		emu_rebuild_active();
+	if (next == EMU_QPS_RESET)
+		qp->db_held = false;
+	if (next == EMU_QPS_RTS && qp->db_held) {
+		qp->db_held = false;
+		emu_qp_schedule(qp);
+	}
 	EMU_TRACE("modify_qp qpn 0x%x %d->%d mask 0x%x", qp->qpn, cur, next, mask);
 	return 0;
 }
@@ -530,6 +544,7 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 	/* uverbs detaches a QP's groups before it destroys it */
 	emu_mcast_detach_all(qp->qpn);
 	qp->used = false;
+	emu_db_set_qp_owner(qp->qpn, -1);
 	emu_rebuild_active();
 	EMU_TRACE("destroy_qp qpn 0x%x", qp->qpn);
 	return 0;

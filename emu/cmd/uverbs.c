@@ -270,6 +270,43 @@ static const char *cmd_name(uint32_t command)
 	return name ? name : "unknown";
 }
 
+/*
+ * Commands that act on queues or memory work already posted may use: the
+ * device executes that work first.  With trapped doorbells every command
+ * does (the rung QPs are all there is to look at); with polled ones only
+ * these, since there a drain reads every ring.
+ */
+static bool orders_work(uint32_t command)
+{
+	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		switch (command & IB_USER_VERBS_CMD_COMMAND_MASK) {
+		case IB_USER_VERBS_EX_CMD_MODIFY_QP:
+		case IB_USER_VERBS_EX_CMD_MODIFY_WQ:
+		case IB_USER_VERBS_EX_CMD_DESTROY_WQ:
+		case IB_USER_VERBS_EX_CMD_MODIFY_CQ:
+			return true;
+		default:
+			return false;
+		}
+	}
+	switch (command) {
+	case IB_USER_VERBS_CMD_RESIZE_CQ:
+	case IB_USER_VERBS_CMD_DESTROY_CQ:
+	case IB_USER_VERBS_CMD_MODIFY_QP:
+	case IB_USER_VERBS_CMD_QUERY_QP:
+	case IB_USER_VERBS_CMD_DESTROY_QP:
+	case IB_USER_VERBS_CMD_MODIFY_SRQ:
+	case IB_USER_VERBS_CMD_QUERY_SRQ:
+	case IB_USER_VERBS_CMD_DESTROY_SRQ:
+	case IB_USER_VERBS_CMD_REREG_MR:
+	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_DEALLOC_MW:
+		return true;
+	default:
+		return false;
+	}
+}
+
 ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len)
 {
 	struct ib_uverbs_cmd_hdr hdr = { 0 };
@@ -299,6 +336,8 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len)
 	if (err)
 		goto out;
 	pthread_mutex_lock(&emu_dev.lock);
+	if (emu_cfg.doorbell_trap || orders_work(hdr.command))
+		emu_engine_drain();
 	/* only GET_CONTEXT is allowed before the context exists */
 	if (ctx->async_q.rd < 0 && d->fn != emu_cmd_get_context)
 		err = EINVAL;

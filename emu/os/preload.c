@@ -2,17 +2,19 @@
 /*
  * libc entry points the preload replaces so that libibverbs, unmodified,
  * finds and drives the software device:
- *  - open/openat of /dev/infiniband/uverbs0 opens /dev/zero instead (its
- *    st_rdev 1:5 matches the sysfs "dev" file); access and stat of that
- *    path are os/paths.c's;
+ *  - open/openat of /dev/infiniband/uverbs0 opens a memfd holding the
+ *    context's UAR and BlueFlame pages; access and stat of that path are
+ *    os/paths.c's (/dev/zero's: st_rdev 1:5 matches the sysfs "dev" file),
+ *    fstat of the fd is os/device_fd.c's (the same answer);
  *  - ioctl on the device fd answers ENOTTY so every command goes through
  *    the write() ABI;
  *  - write on the device fd is a uverbs command;
  *  - read on a completion channel or async fd takes one event from the
  *    device's queue behind it (adapter/evq.h);
  *  - mmap of the device fd returns the UAR (offset 0) and BlueFlame
- *    (offset page size) pages as ordinary shared memory the engine watches,
- *    and the HCA core clock page (offset 3 * page size);
+ *    (offset page size) pages, read-only when doorbells are trapped
+ *    (os/fault.c; munmap forgets the trap), and the HCA core clock page
+ *    (offset 3 * page size);
  *  - NETLINK_RDMA sockets fail so discovery falls back to sysfs.
  * Everything else is passed through unchanged.
  */
@@ -38,6 +40,7 @@
 #include "adapter/port.h"
 #include "os/netif.h"
 #include "os/netif_ioctl.h"
+#include "os/fault.h"
 #include "os/sysfs.h"
 #include "os/sysfs_pci.h"
 #include "transport/transport.h"
@@ -104,18 +107,28 @@ static ssize_t event_read(struct emu_evq *q, void *buf, size_t len)
 	return n;
 }
 
+static int ctx_pages(struct emu_ctx *ctx, int fd);
+
+/*
+ * The device file is a memfd holding the context's UAR and BlueFlame
+ * pages: a program (or a memory-hook library) that maps it with the raw
+ * mmap system call gets the very pages the device serves.  fstat() of it
+ * answers as the character device (os/device_fd.c).
+ */
 static int emu_open_device(int flags)
 {
+	long page = sysconf(_SC_PAGESIZE);
 	int saved = errno;
 	int fd;
 
-	RESOLVE(real_open, "open");
-	fd = real_open(EMU_CDEV_TARGET, (flags & ~O_CREAT) | O_CLOEXEC);
+	fd = memfd_create("mlx4emu-uverbs0", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
 	if (fd < 0)
 		return fd;
-	if (fd >= EMU_FD_MAX) {
+	if (fd >= EMU_FD_MAX || ftruncate(fd, 2 * page)) {
+		int err = fd >= EMU_FD_MAX ? EMFILE : errno;
+
 		emu_real_close(fd);
-		errno = EMFILE;
+		errno = err;
 		return -1;
 	}
 	pthread_mutex_lock(&emu_dev.lock);
@@ -125,10 +138,12 @@ static int emu_open_device(int flags)
 		if (c->used)
 			continue;
 		memset(c, 0, sizeof(*c));
-		c->used = true;
 		c->cmd_fd = fd;
 		c->async_q.rd = -1;
 		c->page_fd = -1;
+		if (ctx_pages(c, fd))
+			break;
+		c->used = true;
 		emu_fd_set_ctx(fd, i);
 		pthread_mutex_unlock(&emu_dev.lock);
 		EMU_TRACE("open %s -> fd %d (context %d)", EMU_CDEV_PATH, fd, i);
@@ -287,32 +302,22 @@ EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 }
 
 /*
- * The UAR and BlueFlame pages of a context live in a memfd: every mmap of
- * the device fd (libmlx4's, or a direct-verbs library's own) maps the same
- * memory, as mapping a device page twice would, and the engine keeps its
- * own mapping so that a user munmap never pulls it away.
+ * The UAR and BlueFlame pages of a context live in the memfd that is the
+ * device fd: every mapping of them (libmlx4's, a direct-verbs library's
+ * own, a raw system call's) is the same memory, as mapping a device page
+ * twice would be, and the engine keeps its own mapping so that a user
+ * munmap never pulls it away.
  */
-static int ctx_pages(struct emu_ctx *ctx, long page)
+static int ctx_pages(struct emu_ctx *ctx, int fd)
 {
+	long page = sysconf(_SC_PAGESIZE);
 	void *p;
 
-	if (ctx->page_fd >= 0)
-		return 0;
-	ctx->page_fd = memfd_create("mlx4emu-uar", MFD_CLOEXEC);
-	if (ctx->page_fd < 0)
-		return -1;
-	if (ftruncate(ctx->page_fd, 2 * page)) {
-		emu_real_close(ctx->page_fd);
-		ctx->page_fd = -1;
-		return -1;
-	}
 	p = emu_real_mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE, MAP_SHARED,
-		      ctx->page_fd, 0);
-	if (p == MAP_FAILED) {
-		emu_real_close(ctx->page_fd);
-		ctx->page_fd = -1;
+			  fd, 0);
+	if (p == MAP_FAILED)
 		return -1;
-	}
+	ctx->page_fd = fd;
 	ctx->pages = p;
 	ctx->pages_len = (size_t)(2 * page);
 	ctx->uar = p;
@@ -341,6 +346,11 @@ static void *clock_mmap(size_t len, int prot)
 
 static void *device_mmap_pages(struct emu_ctx *ctx, size_t len, int prot, off_t off);
 
+/*
+ * With trapped doorbells the program's mapping is read-only: every store
+ * to it faults and os/fault.c turns it into the doorbell or BlueFlame
+ * write it is.  When the trap table is full the context is polled.
+ */
 static void *device_mmap(struct emu_ctx *ctx, size_t len, int prot, off_t off)
 {
 	int saved = errno;
@@ -355,7 +365,7 @@ static void *device_mmap_pages(struct emu_ctx *ctx, size_t len, int prot, off_t 
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p = MAP_FAILED;
-	int err;
+	bool trapped = false;
 
 	if (off == 3 * page)
 		return clock_mmap(len, prot);
@@ -365,13 +375,23 @@ static void *device_mmap_pages(struct emu_ctx *ctx, size_t len, int prot, off_t 
 		return MAP_FAILED;
 	}
 	pthread_mutex_lock(&emu_dev.lock);
-	err = ctx_pages(ctx, page);
-	if (!err) {
-		p = emu_real_mmap(NULL, len, prot | PROT_READ, MAP_SHARED, ctx->page_fd, off);
+	if (emu_cfg.doorbell_trap && !atomic_load(&ctx->db_poll)) {
+		p = emu_real_mmap(NULL, len, PROT_READ, MAP_SHARED, ctx->page_fd, off);
+		trapped = p != MAP_FAILED &&
+			  emu_fault_add_mapping(p, (int)(ctx - emu_dev.ctx), off != 0);
+		if (p != MAP_FAILED && !trapped) {
+			munmap(p, len);
+			p = MAP_FAILED;
+			atomic_store(&ctx->db_poll, true);
+			emu_dev.active_dirty = true;
+		}
 	}
+	if (!trapped)
+		p = emu_real_mmap(NULL, len, prot | PROT_READ, MAP_SHARED, ctx->page_fd, off);
 	pthread_mutex_unlock(&emu_dev.lock);
-	EMU_TRACE("mmap fd %d offset %ld -> %p (%s)", ctx->cmd_fd, (long)off, p,
-		  off ? "BlueFlame page" : "UAR page");
+	EMU_TRACE("mmap fd %d offset %ld -> %p (%s, %s)", ctx->cmd_fd, (long)off, p,
+		  off ? "BlueFlame page" : "UAR page",
+		  trapped ? "stores trapped" : "stores polled");
 	return p;
 }
 
@@ -392,6 +412,15 @@ EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off64_t
 		return device_mmap(ctx, len, prot, (off_t)off);
 	RESOLVE(real_mmap64, "mmap64");
 	return real_mmap64(addr, len, prot, flags, fd, off);
+}
+
+static int (*real_munmap)(void *, size_t);
+
+EXPORT int munmap(void *addr, size_t len)
+{
+	emu_fault_forget_range(addr, len);
+	RESOLVE(real_munmap, "munmap");
+	return real_munmap(addr, len);
 }
 
 EXPORT int close(int fd)
@@ -463,6 +492,9 @@ static void emu_start(void)
 			strerror(errno));
 		return;
 	}
+	if (emu_fault_install())
+		fprintf(stderr, "mlx4emu: cannot install the fault handler: %s\n",
+			strerror(errno));
 	sysfs_owner = getpid();
 	emu_ports_init();
 	if (emu_netif_create())

@@ -392,6 +392,83 @@ static void test_strict_bad_ds(void **state)
 	dvpair_close(&p);
 }
 
+/* A data segment's byte_count 0 means 2 GiB (PRM): more than the 64 KiB
+ * MR holds, so the gather is a local protection error, not an empty SGE. */
+static void test_strict_data_byte_count_zero(void **state)
+{
+	struct dvpair p;
+
+	(void)state;
+	dvpair_open(&p, 16, 0);
+	emu_post_recv(p.b.qp, 1, p.b.buf, 4096, p.b.mr->lkey);
+	data_seg(slot(&p, 0) + 16, 0, p.a.mr->lkey, (uintptr_t)p.a.buf);
+	hand_post(&p, 0, 0x0a, 2, 3 << 2);
+	emu_poll_one(p.a.scq, IBV_WC_LOC_PROT_ERR);
+	emu_assert_cq_empty(&p.e, p.b.rcq);
+	dvpair_close(&p);
+}
+
+/* Inline data whose header lacks the inline bit (bit 31) is read as data
+ * segments: byte count 60, and an lkey made of payload bytes. */
+static void test_strict_inline_header_without_bit(void **state)
+{
+	struct dvpair p;
+	uint8_t *w;
+
+	(void)state;
+	dvpair_open(&p, 16, 128);
+	emu_post_recv(p.b.qp, 1, p.b.buf, 4096, p.b.mr->lkey);
+	w = slot(&p, 0);
+	memset(w + 20, 0xab, 60);
+	put_be32(w + 16, 60);
+	hand_post(&p, 0, 0x0a, 5, 3 << 2);
+	emu_poll_one(p.a.scq, IBV_WC_LOC_PROT_ERR);
+	emu_assert_cq_empty(&p.e, p.b.rcq);
+	dvpair_close(&p);
+}
+
+/* A second inline chunk (at the 64-byte boundary) whose header lacks the
+ * inline bit while ds says the WQE goes on: inconsistent inline headers. */
+static void test_strict_inline_second_header(void **state)
+{
+	struct dvpair p;
+	uint8_t *w;
+
+	(void)state;
+	dvpair_open(&p, 16, 256);
+	emu_post_recv(p.b.qp, 1, p.b.buf, 4096, p.b.mr->lkey);
+	w = slot(&p, 0);
+	/* 44 bytes from offset 16 end the first chunk exactly at 64 */
+	put_be32(w + 16, 0x80000000u | 44);
+	memset(w + 20, 0x11, 44);
+	put_be32(w + 64, 20);
+	memset(w + 68, 0x22, 20);
+	hand_post(&p, 0, 0x0a, 6, 3 << 2);
+	expect_strict(&p, 0x02);
+	emu_assert_cq_empty(&p.e, p.b.rcq);
+	dvpair_close(&p);
+}
+
+/* An atomic must be exactly ctrl + raddr + atomic + one data segment. */
+static void test_strict_atomic_ds(void **state)
+{
+	struct dvpair p;
+	uint8_t *w;
+
+	(void)state;
+	dvpair_open(&p, 16, 0);
+	w = slot(&p, 0);
+	put_be64(w + 16, (uintptr_t)p.b.buf);
+	put_be32(w + 24, p.b.mr->rkey);
+	put_be64(w + 32, 1);
+	put_be64(w + 40, 0);
+	data_seg(w + 48, 8, p.a.mr->lkey, (uintptr_t)p.a.buf);
+	data_seg(w + 64, 8, p.a.mr->lkey, (uintptr_t)p.a.buf + 8);
+	hand_post(&p, 0, 0x12, 5, 3 << 2);	/* fetch-and-add, one segment too many */
+	expect_strict(&p, 0x02);
+	dvpair_close(&p);
+}
+
 static void test_strict_beyond_headroom(void **state)
 {
 	struct dvpair p;
@@ -507,6 +584,10 @@ int main(void)
 		cmocka_unit_test(test_strict_inline_crossing),
 		cmocka_unit_test(test_strict_bad_ds),
 		cmocka_unit_test(test_strict_beyond_headroom),
+		cmocka_unit_test(test_strict_data_byte_count_zero),
+		cmocka_unit_test(test_strict_inline_header_without_bit),
+		cmocka_unit_test(test_strict_inline_second_header),
+		cmocka_unit_test(test_strict_atomic_ds),
 		cmocka_unit_test(test_blueflame),
 		cmocka_unit_test(test_blueflame_own_mapping),
 	};

@@ -2,6 +2,9 @@
 # Installs the build tree into a fresh prefix, checks the layout, then
 # builds the consumer with pkg-config and with find_package(mlx4dv).
 # Inputs: BUILD_DIR, PREFIX, WORK, CONSUMER_DIR, C_COMPILER, EXTRA_FLAGS.
+# With SKIP_INSTALL=ON, PREFIX is already installed (the Debian packages
+# staged under SYSROOT by deb_package.cmake: PREFIX is SYSROOT/usr, and
+# pkg-config reads the .pc files with PKG_CONFIG_SYSROOT_DIR=SYSROOT).
 cmake_minimum_required(VERSION 3.18)
 
 function(run)
@@ -13,9 +16,15 @@ function(run)
   set(run_out "${out}" PARENT_SCOPE)
 endfunction()
 
-file(REMOVE_RECURSE ${PREFIX} ${WORK})
+if(SKIP_INSTALL)
+  file(REMOVE_RECURSE ${WORK})
+else()
+  file(REMOVE_RECURSE ${PREFIX} ${WORK})
+endif()
 file(MAKE_DIRECTORY ${WORK})
-run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
+if(NOT SKIP_INSTALL)
+  run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
+endif()
 
 # Layout: our header in its own directory; rdma-core's path left alone.
 foreach(f include/mlx4dv/infiniband/mlx4dv.h
@@ -43,6 +52,9 @@ get_filename_component(libdir ${sonames} DIRECTORY)
 
 # pkg-config: our include directory first, the three libraries in order.
 set(ENV{PKG_CONFIG_PATH} ${pcdir})
+if(SYSROOT)
+  set(ENV{PKG_CONFIG_SYSROOT_DIR} ${SYSROOT})
+endif()
 run(pkg-config --cflags mlx4dv)
 string(STRIP "${run_out}" cflags)
 separate_arguments(cflags_list UNIX_COMMAND "${cflags}")
@@ -66,6 +78,8 @@ run(${C_COMPILER} -std=c11 -Wall -Wextra -Wpedantic -Werror ${extra}
     ${CONSUMER_DIR}/consumer.c ${cflags_list} ${libs_list}
     -Wl,-rpath,${libdir} -o ${WORK}/consumer_pkgconfig)
 
+unset(ENV{PKG_CONFIG_SYSROOT_DIR})
+
 # Consumer 2: CMake's find_package(mlx4dv), shared and static.
 run(${CMAKE_COMMAND} -S ${CONSUMER_DIR} -B ${WORK}/cmake-consumer
     -DCMAKE_PREFIX_PATH=${PREFIX} -DCMAKE_C_COMPILER=${C_COMPILER}
@@ -77,3 +91,15 @@ foreach(exe consumer_cmake consumer_cmake_static)
   endif()
   file(COPY ${WORK}/cmake-consumer/${exe} DESTINATION ${WORK})
 endforeach()
+
+# The launcher, as the package exports it (mlx4dv::mlx4emu-run).
+set(launcher_file ${WORK}/cmake-consumer/launcher.txt)
+if(NOT EXISTS ${launcher_file})
+  message(FATAL_ERROR "find_package(mlx4dv) defined no mlx4dv::mlx4emu-run")
+endif()
+file(READ ${launcher_file} launcher)
+file(REAL_PATH ${PREFIX}/bin/mlx4emu-run want)
+file(REAL_PATH "${launcher}" got)
+if(NOT got STREQUAL want)
+  message(FATAL_ERROR "mlx4dv::mlx4emu-run is '${launcher}', not ${want}")
+endif()

@@ -49,7 +49,10 @@ expect 1 "mlx4emu: MLX4EMU_FAULT_CQE=0: expected N\[:syndrome\]\[:id\] with N >=
 	"$run" --fault-cqe=0 -- ibv_devices
 expect 1 "mlx4emu: MLX4EMU_FAULT_QP_ERR=-1: expected N\[:id\] with N >= 1" -- \
 	"$run" --fault-qp-err=-1 -- ibv_devices
+expect 1 "mlx4emu: MLX4EMU_DOORBELL=ring: expected trap or poll" -- \
+	"$run" --doorbell=ring -- ibv_devices
 expect_no_device "$run" --cqe-size=48 -- ibv_devices
+expect_no_device "$run" --doorbell=ring -- ibv_devices
 # a good setting still gives the device
 "$run" -- ibv_devices | grep -q mlx4_0 || { echo "FAIL: no device with good settings" >&2; fails=$((fails + 1)); }
 exit $fails
