@@ -163,6 +163,44 @@ class Testpmd:
                               % (port, st["RX-packets"], count, WAIT_S))
             time.sleep(0.5)
 
+    def wait_dumps(self, count):
+        """Waits for `count` received-packet dumps (verbose 1) since mark().
+        Commands are not sent meanwhile: a forwarding core's dump lines may
+        land inside the echo of a command line and hide it from
+        wait_prompt."""
+        deadline = time.monotonic() + WAIT_S
+        with self.lock:
+            # dumps printed before the prompt of 'start' are in the transcript
+            while (self.transcript + self.buf).count("Receive queue=") < count:
+                if self.eof:
+                    raise Failure("testpmd exited (status %s)" % self.proc.wait())
+                now = time.monotonic()
+                if now > deadline:
+                    raise Failure("fewer than %d packet dumps in %.0f s" % (count, WAIT_S))
+                self.lock.wait(deadline - now)
+
+    def stop_forwarding(self):
+        """'stop' while forwarding cores print: its output ends with
+        "Done." and a prompt, whatever was printed around its echo."""
+        sys.stdout.write("[stop]\n")
+        self.send("stop")
+        deadline = time.monotonic() + WAIT_S
+        with self.lock:
+            while True:
+                end = self.buf.find("Done.\n")
+                if end >= 0 and PROMPT in self.buf[end:]:
+                    break
+                if self.eof:
+                    raise Failure("testpmd exited (status %s)" % self.proc.wait())
+                now = time.monotonic()
+                if now > deadline:
+                    raise Failure("stop: no prompt within %.0f s" % WAIT_S)
+                self.lock.wait(deadline - now)
+            cut = self.buf.index(PROMPT, end)
+            out, self.buf = self.buf[:cut], self.buf[cut + len(PROMPT):]
+        self.transcript += out
+        return out
+
     def quit(self):
         try:
             self.send("quit")
@@ -246,11 +284,11 @@ def txonly_rxonly(t):
     t.cmd("set verbose 1")
     t.mark()
     t.cmd("start")
-    st = t.wait_rx(1, 64)
-    t.cmd("stop")
-    t.cmd("set verbose 0")
+    t.wait_dumps(64)
+    t.stop_forwarding()
     out = t.transcript
-    clean_nic(st, 1, "rxonly")
+    t.cmd("set verbose 0")
+    clean_nic(t.stats(1), 1, "rxonly")
     expect("hw ptype: L2_ETHER L3_IPV4_EXT_UNKNOWN L4_UDP" in out,
            "rxonly: hardware packet type IPv4/UDP")
     expect("RTE_MBUF_F_RX_IP_CKSUM_GOOD" in out and "RTE_MBUF_F_RX_L4_CKSUM_GOOD" in out,
@@ -321,11 +359,11 @@ def multiseg_scatter(t):
     t.cmd("set verbose 1")
     t.mark()
     t.cmd("start")
-    st = t.wait_rx(1, 64)
-    t.cmd("stop")
-    t.cmd("set verbose 0")
+    t.wait_dumps(64)
+    t.stop_forwarding()
     out = t.transcript
-    clean_nic(st, 1, "scattered receive")
+    t.cmd("set verbose 0")
+    clean_nic(t.stats(1), 1, "scattered receive")
     expect(re.search(r"length=3000 - nb_segs=2\b", out) is not None,
            "scatter: 3000-byte frames arrive in two mbufs")
     expect(re.search(r"length=(?!3000)\d+ - nb_segs", out) is None,
