@@ -16,25 +16,8 @@
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "cmd/qp_state.h"
+#include "cmd/sizes.h"
 #include "adapter/doorbell.h"
-
-static uint32_t pow2_roundup(uint32_t x)
-{
-	uint32_t n = 1;
-
-	while (n < x)
-		n <<= 1;
-	return n;
-}
-
-static uint32_t log2_roundup(uint32_t x)
-{
-	uint32_t s = 0;
-
-	while ((1u << s) < x)
-		s++;
-	return s;
-}
 
 struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h)
 {
@@ -125,7 +108,7 @@ static int qp_setup_rings(struct emu_cmd *c, struct emu_qp *qp,
 	emu_get_drv_in(c, &drv, sizeof(drv));
 	if (c->drv_in_len < offsetof(struct mlx4_ib_create_qp, inl_recv_sz))
 		return EINVAL;
-	sq_max = pow2_roundup(emu_cfg.max_qp_wr + (2048 >> 6) + 1);
+	sq_max = emu_pow2_roundup(emu_cfg.max_qp_wr + (2048 >> 6) + 1);
 	if (drv.log_sq_stride < 6 || drv.log_sq_stride > 11 ||
 	    drv.log_sq_bb_count > 16 || (1u << drv.log_sq_bb_count) > sq_max ||
 	    (drv.buf_addr & 63) || (drv.db_addr & 3))
@@ -140,11 +123,11 @@ static int qp_setup_rings(struct emu_cmd *c, struct emu_qp *qp,
 		qp->rq_cnt = 0;
 		qp->rq_shift = 4;
 	} else {
-		qp->rq_cnt = pow2_roundup(q->max_recv_wr ? q->max_recv_wr : 1);
+		qp->rq_cnt = emu_pow2_roundup(q->max_recv_wr ? q->max_recv_wr : 1);
 		rq_bytes = (q->max_recv_sge ? q->max_recv_sge : 1) * 16;
 		if (drv.inl_recv_sz > rq_bytes)
 			rq_bytes = drv.inl_recv_sz;
-		qp->rq_shift = log2_roundup(rq_bytes);
+		qp->rq_shift = emu_log2_roundup(rq_bytes);
 		if (qp->rq_shift < 4)
 			qp->rq_shift = 4;
 		qp->rq_max_gs = (1u << qp->rq_shift) / 16;

@@ -12,24 +12,7 @@
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/objects.h"
-
-static uint32_t pow2_roundup(uint32_t x)
-{
-	uint32_t n = 1;
-
-	while (n < x)
-		n <<= 1;
-	return n;
-}
-
-static uint32_t log2_roundup(uint32_t x)
-{
-	uint32_t s = 0;
-
-	while ((1u << s) < x)
-		s++;
-	return s;
-}
+#include "cmd/sizes.h"
 
 struct emu_srq *emu_srq_get(struct emu_ctx *ctx, uint32_t h)
 {
@@ -53,8 +36,8 @@ int emu_cmd_create_srq(struct emu_cmd *c)
 	    q->max_wr > emu_cfg.max_srq_wr || q->max_sge > emu_cfg.max_sge - 1 ||
 	    (drv.buf_addr & 63) || (drv.db_addr & 3))
 		return EINVAL;
-	cnt = pow2_roundup(q->max_wr + 1);
-	shift = log2_roundup(16 + q->max_sge * 16);
+	cnt = emu_pow2_roundup(q->max_wr + 1);
+	shift = emu_log2_roundup(16 + q->max_sge * 16);
 	if (shift < 5)
 		shift = 5;
 	if (emu_probe_rw(drv.buf_addr, (uint64_t)cnt << shift) ||
@@ -171,8 +154,8 @@ int emu_cmd_create_wq(struct emu_cmd *c)
 	    !q->max_wr || q->max_wr > emu_cfg.max_qp_wr || !q->max_sge ||
 	    q->max_sge > emu_cfg.max_sge || (drv.buf_addr & 63) || (drv.db_addr & 3))
 		return EINVAL;
-	cnt = pow2_roundup(q->max_wr);
-	shift = log2_roundup(q->max_sge * 16);
+	cnt = emu_pow2_roundup(q->max_wr);
+	shift = emu_log2_roundup(q->max_sge * 16);
 	if (shift < 4)
 		shift = 4;
 	if (emu_probe_rw(drv.buf_addr, ((uint64_t)cnt << shift) + sq_bytes) ||
