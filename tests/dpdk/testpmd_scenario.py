@@ -267,15 +267,20 @@ def io_one_port(t):
     clean_nic(t.stats(0), 0, "io on one port")
 
 
-def txonly_rxonly(t):
+def send_txonly(t, count):
+    """Port 0 sends at least `count` packets in txonly mode, then stops."""
     t.cmd("set fwd txonly")
     t.cmd("start")
     deadline = time.monotonic() + WAIT_S
-    while t.stats(0)["TX-packets"] < 2000:
+    while t.stats(0)["TX-packets"] < count:
         if time.monotonic() > deadline:
             raise Failure("txonly sent too little")
         time.sleep(0.5)
     t.cmd("stop")
+
+
+def txonly_rxonly(t):
+    send_txonly(t, 2000)
     st = t.stats(0)
     expect(st["TX-packets"] >= 2000 and st["TX-errors"] == 0, "txonly: sent, no errors")
     # what port 0 sent sits in port 1's receive ring until rxonly takes it
@@ -315,14 +320,7 @@ def csum(t):
 
 def rss(t):
     # many flows (source address varies per packet) spread over 4 queues
-    t.cmd("set fwd txonly")
-    t.cmd("start")
-    deadline = time.monotonic() + WAIT_S
-    while t.stats(0)["TX-packets"] < 2000:
-        if time.monotonic() > deadline:
-            raise Failure("txonly sent too little")
-        time.sleep(0.5)
-    t.cmd("stop")
+    send_txonly(t, 2000)
     t.cmd("clear port stats all")
     t.cmd("set fwd rxonly")
     t.cmd("start")
@@ -345,14 +343,7 @@ def multiseg_scatter(t):
         expect("MTU: 9000" in t.cmd("show port info %d" % p), "port %d MTU 9000" % p)
     # three 1000-byte segments per packet, received into 2048-byte mbufs
     t.cmd("set txpkts 1000,1000,1000")
-    t.cmd("set fwd txonly")
-    t.cmd("start")
-    deadline = time.monotonic() + WAIT_S
-    while t.stats(0)["TX-packets"] < 1000:
-        if time.monotonic() > deadline:
-            raise Failure("txonly sent too little")
-        time.sleep(0.5)
-    t.cmd("stop")
+    send_txonly(t, 1000)
     clean_nic(t.stats(0), 0, "multi-segment send")
     t.cmd("clear port stats all")
     t.cmd("set fwd rxonly")
