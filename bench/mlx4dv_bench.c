@@ -46,6 +46,7 @@ const struct bench_case bench_cases[BENCH_NCASES] = {
 	[BENCH_CASE_RECV_BATCH] = { "recv_batch32_post", "32 receives, one record update", BENCH_RECV_BATCH, false },
 	[BENCH_CASE_POLL_HIT] = { "poll_hit", "poll one CQE (present)", 1, false },
 	[BENCH_CASE_POLL_HIT_WC] = { "poll_hit_wc", "poll one CQE into an ibv_wc", 1, false },
+	[BENCH_CASE_POLL_RECV] = { "poll_recv", "poll one receive CQE (present)", 1, false },
 	[BENCH_CASE_POLL_MISS] = { "poll_miss", "poll an empty CQ", 1, false },
 	[BENCH_CASE_POLL_BATCH] = { "poll_batch16", "poll 16 CQEs per call", BENCH_POLL_BATCH, false },
 	[BENCH_CASE_POLL_BATCH_WC] = { "poll_batch16_wc", "poll 16 CQEs per call into ibv_wc", BENCH_POLL_BATCH, false },
