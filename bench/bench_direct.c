@@ -26,7 +26,7 @@ struct direct_state {
 	struct mlx4dv_poll_qp rc_poll[2], ud_poll[2];	/* one per CQ */
 };
 
-static uint64_t slot_addr(const uint8_t *base, uint32_t i)
+static uint64_t slot_addr(const uint8_t *base, uint64_t i)
 {
 	return (uint64_t)(uintptr_t)(base + (size_t)i * BENCH_SLOT);
 }
@@ -212,7 +212,7 @@ BENCH_INLINE struct direct_args args_of(const struct bench_lane *l)
 }
 
 BENCH_INLINE int post_write(const struct direct_args *a,
-			     struct mlx4dv_sq_ring *sq, uint32_t i)
+			     struct mlx4dv_sq_ring *sq, uint64_t i)
 {
 	struct ibv_sge sge = { slot_addr(a->src, i), BENCH_WRITE_BYTES, a->lkey };
 
@@ -222,7 +222,7 @@ BENCH_INLINE int post_write(const struct direct_args *a,
 }
 
 BENCH_INLINE int post_inline_send(const struct direct_args *a,
-				   struct mlx4dv_sq_ring *sq, uint32_t i)
+				   struct mlx4dv_sq_ring *sq, uint64_t i)
 {
 	mlx4dv_sq_set_wr_id(sq, i);
 	return mlx4dv_sq_post_send_inline(sq, a->src + (size_t)i * BENCH_SLOT,
@@ -230,7 +230,7 @@ BENCH_INLINE int post_inline_send(const struct direct_args *a,
 }
 
 BENCH_INLINE int post_recv(const struct direct_args *a,
-			    struct mlx4dv_rq_ring *rq, uint32_t i)
+			    struct mlx4dv_rq_ring *rq, uint64_t i)
 {
 	struct ibv_sge sge = { slot_addr(a->rcv, i), BENCH_SLOT, a->lkey };
 
@@ -283,7 +283,7 @@ static void direct_write_batch(struct bench_lane *l, struct bench_meter *m, uint
 	bench_fill_src(l, n, BENCH_WRITE_BYTES);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i += BENCH_SEND_BATCH) {
-		for (uint32_t j = i; j < i + BENCH_SEND_BATCH; j++)
+		for (uint64_t j = i; j < i + BENCH_SEND_BATCH; j++)
 			err |= post_write(&a, sq, j);
 		mlx4dv_sq_ring_doorbell(sq);
 	}

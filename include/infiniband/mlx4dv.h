@@ -1533,8 +1533,23 @@ mlx4dv_sq_set_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id)
  * wqe_index does not name an outstanding WQEBB (a stale or foreign CQE).
  */
 static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_complete_sized(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
+			 uint64_t *wr_id, int single_wqebb);
+
+static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 		   uint64_t *wr_id)
+{
+	return mlx4dv_sq_complete_sized(sq, wqe_index, wr_id,
+					sq->single_wqebb & 1);
+}
+
+/* The body of mlx4dv_sq_complete(); single_wqebb as sq->single_wqebb & 1
+ * was read (a caller that has tested it already passes the result, so
+ * that the field is not read again). */
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_sq_complete_sized(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
+			 uint64_t *wr_id, int single_wqebb)
 {
 	uint32_t tail = sq->tail, head = sq->head;
 	uint32_t skip = (uint16_t)(wqe_index - (uint16_t)tail);
@@ -1545,7 +1560,7 @@ mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 
 	if (skip >= head - tail)
 		return 0;
-	if (MLX4DV_SQ_LIKELY(sq->single_wqebb & 1)) {
+	if (MLX4DV_SQ_LIKELY(single_wqebb)) {
 		if (wr_id && sq->wrid)
 			*wr_id = sq->wrid[slot];
 		sq->tail = start + 1;
@@ -1681,20 +1696,33 @@ mlx4dv_be32_pair(__be32 first, __be32 second)
 	return mlx4dv_u32_pair((uint32_t)first, (uint32_t)second);
 }
 
+/* Bytes 8..15 of a remote address segment: rkey big-endian, then the
+ * reserved word 0: the big-endian form of rkey << 32 in any host byte
+ * order, so that both words are one 8-byte store. */
+static MLX4DV_ALWAYS_INLINE __be64
+mlx4dv_raddr_rkey_rsvd(uint32_t rkey)
+{
+	return mlx4dv_cpu_to_be64((uint64_t)rkey << 32);
+}
+
+/* The remote address segment from its two 8-byte halves as stored. */
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_raddr_words(struct mlx4_wqe_raddr_seg *seg, __be64 raddr,
+			   __be64 rkey_rsvd)
+{
+	seg->raddr = raddr;
+	MLX4DV_SQ_STORE_GROUP();
+	memcpy(&seg->rkey, &rkey_rsvd, sizeof(rkey_rsvd));
+}
+
 /* Remote address segment (16 bytes): raddr, rkey host order, stored
  * big-endian; reserved word 0. (libmlx4 qp.c set_raddr_seg.) */
 static MLX4DV_ALWAYS_INLINE void
 mlx4dv_wqe_set_raddr_seg(struct mlx4_wqe_raddr_seg *seg, uint64_t raddr,
 			 uint32_t rkey)
 {
-	/* Bytes 8..15: rkey big-endian, then the reserved word 0: the
-	 * big-endian form of rkey << 32, in any host byte order. */
-	__be64 rkey_rsvd = mlx4dv_cpu_to_be64((uint64_t)rkey << 32);
-
-	seg->raddr = mlx4dv_cpu_to_be64(raddr);
-	/* rkey and the reserved word: one 8-byte store. */
-	MLX4DV_SQ_STORE_GROUP();
-	memcpy(&seg->rkey, &rkey_rsvd, 8);
+	mlx4dv_wqe_set_raddr_words(seg, mlx4dv_cpu_to_be64(raddr),
+				   mlx4dv_raddr_rkey_rsvd(rkey));
 }
 
 /* Atomic segment (16 bytes) of a compare-and-swap: swap_add = swap,
@@ -2753,7 +2781,7 @@ mlx4dv_sq_connected_flags_ok(const struct mlx4dv_sq_ring *sq,
  * fast_path bit and ring_stamped were read before it. */
 static MLX4DV_ALWAYS_INLINE int
 mlx4dv_sq_post_connected_as(struct mlx4dv_sq_ring *sq, uint32_t opcode,
-			    int with_raddr, uint64_t raddr, uint32_t rkey,
+			    int with_raddr, __be64 raddr, __be64 rkey_rsvd,
 			    __be32 imm, uint32_t send_flags,
 			    const struct mlx4dv_sq_payload *pl, int fast,
 			    int stamped)
@@ -2776,8 +2804,8 @@ mlx4dv_sq_post_connected_as(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 	wqebbs = mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
 	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
 	if (with_raddr)
-		mlx4dv_wqe_set_raddr_seg((struct mlx4_wqe_raddr_seg *)(ctrl + 1),
-					 raddr, rkey);
+		mlx4dv_wqe_set_raddr_words((struct mlx4_wqe_raddr_seg *)(ctrl + 1),
+					   raddr, rkey_rsvd);
 	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
 				     wqebbs > 1);
 	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), imm);
@@ -2798,12 +2826,17 @@ mlx4dv_sq_post_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 			 __be32 imm, uint32_t send_flags,
 			 const struct mlx4dv_sq_payload *pl)
 {
+	/* Swapped here, ahead of the branch, so that a loop of posts to one
+	 * rkey swaps it once. */
+	__be64 ra = mlx4dv_cpu_to_be64(raddr);
+	__be64 rk = mlx4dv_raddr_rkey_rsvd(rkey);
+
 	if (MLX4DV_SQ_LIKELY(mlx4dv_sq_hot(sq)))
 		return mlx4dv_sq_post_connected_as(sq, opcode, with_raddr,
-						   raddr, rkey, imm,
-						   send_flags, pl, 1, 1);
-	return mlx4dv_sq_post_connected_as(sq, opcode, with_raddr, raddr,
-					   rkey, imm, send_flags, pl,
+						   ra, rk, imm, send_flags,
+						   pl, 1, 1);
+	return mlx4dv_sq_post_connected_as(sq, opcode, with_raddr, ra, rk,
+					   imm, send_flags, pl,
 					   !!(sq->fast_path &
 					      MLX4DV_SQ_FAST_CONNECTED), 0);
 }
@@ -4824,14 +4857,17 @@ int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	mlx4dv_barrier_from_device();
 	cqe = (const struct mlx4_cqe *)(slot + size - sizeof(struct mlx4_cqe));
 	/* One range test for "a send CQE with an opcode below the error
-	 * opcode": the send bit becomes 0x40 and the opcode its low 5 bits;
-	 * a receive falls below 0x40, an error lands on 0x5e (0x5f is not a
-	 * CQE opcode). The rare cases are told apart afterwards. */
-	kind = ((uint32_t)last & (MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK)) -
-	       MLX4_CQE_IS_SEND_MASK;
+	 * opcode": subtracting the send bit clears it in a send CQE and
+	 * borrows into it in a receive, so after the mask a send is its
+	 * opcode (an error 0x1e; 0x1f is not a CQE opcode) and a receive is
+	 * 0x40 or more. The rare cases are told apart afterwards, from the
+	 * CQE in memory, so that the loaded byte has no third use that
+	 * would keep a copy of it in a register. */
+	kind = ((uint32_t)last - MLX4_CQE_IS_SEND_MASK) &
+	       (MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK);
 	if (MLX4DV_SQ_UNLIKELY(kind >= MLX4_CQE_OPCODE_ERROR))
-		return ((uint32_t)last & MLX4_CQE_OPCODE_MASK) ==
-		       MLX4_CQE_OPCODE_ERROR ? -EIO : -EINVAL;
+		return mlx4dv_cqe_opcode(cqe) == MLX4_CQE_OPCODE_ERROR ?
+		       -EIO : -EINVAL;
 	if (mlx4dv_cqe_qpn(cqe) != sq->qpn)
 		return -EINVAL;
 	/* mlx4dv_sq_complete() with its one-WQEBB branch written out. start
@@ -4839,16 +4875,17 @@ int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	 * start - head is negative as a signed 32-bit number: the same test
 	 * as start - tail < head - tail, because head - tail <= wqe_cnt
 	 * (far below 2^31) and start - tail < 2^16. */
-	tail = sq->tail;
-	start = tail + (uint16_t)(mlx4dv_be16_to_cpu(cqe->wqe_index) -
-				  (uint16_t)tail);
 	if (MLX4DV_SQ_LIKELY(sq->single_wqebb & 1)) {
+		tail = sq->tail;
+		start = tail + (uint16_t)(mlx4dv_be16_to_cpu(cqe->wqe_index) -
+					  (uint16_t)tail);
 		if ((int32_t)(start - sq->head) >= 0)
 			return -ERANGE;
 		if (sq->wrid)
 			id = sq->wrid[start & (sq->wqe_cnt - 1)];
 		sq->tail = start + 1;
-	} else if (!mlx4dv_sq_complete(sq, mlx4dv_cqe_wqe_index(cqe), &id)) {
+	} else if (!mlx4dv_sq_complete_sized(sq, mlx4dv_cqe_wqe_index(cqe),
+					     &id, 0)) {
 		return -ERANGE;
 	}
 	cq->cons_index = ci + 1;
