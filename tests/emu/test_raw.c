@@ -279,6 +279,9 @@ static void test_rss(void **state)
 	struct ibv_mr *rmr = ibv_reg_mr(r->e.pd, rbuf, 8 * 4096, ACC);
 
 	assert_non_null(rmr);
+	/* an indirection table takes 8 consecutive WQNs, the first aligned */
+	assert_int_equal(mlx4dv_set_context_attr(r->e.ctx, MLX4DV_SET_CTX_ATTR_LOG_WQS_RANGE_SZ,
+						 &(uint8_t){ 3 }), 0);
 	for (int i = 0; i < 8; i++) {
 		struct ibv_wq_init_attr wa;
 		struct ibv_wq_attr m = { .attr_mask = IBV_WQ_ATTR_STATE,
