@@ -602,6 +602,97 @@ static void test_rx_status_vxlan(void **state)
 	}
 }
 
+/* A frame longer than the receive WQE: a local length error CQE for that
+ * WQE, and the queue (raw QP or WQ) goes on with its next WQE. */
+static void test_rx_too_long(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 10, 0, 0, 1 }, d[4] = { 10, 0, 0, 2 };
+	static const uint8_t x[6] = { 0x02, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e };
+	struct ibv_wq_init_attr wa = { .wq_type = IBV_WQT_RQ, .max_wr = 4, .max_sge = 1,
+				       .pd = r->e.pd };
+	struct ibv_wq_attr rdy = { .attr_mask = IBV_WQ_ATTR_STATE, .wq_state = IBV_WQS_RDY };
+	struct ibv_qp_init_attr_ex qa = {
+		.qp_type = IBV_QPT_RAW_PACKET,
+		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_RX_HASH |
+			     IBV_QP_INIT_ATTR_IND_TABLE,
+		.pd = r->e.pd,
+		.rx_hash_conf = { .rx_hash_function = IBV_RX_HASH_FUNC_TOEPLITZ,
+				  .rx_hash_key_len = 40, .rx_hash_key = (uint8_t *)ms_key,
+				  .rx_hash_fields_mask = IBV_RX_HASH_SRC_IPV4 },
+	};
+	struct {
+		struct ibv_flow_attr attr;
+		struct ibv_flow_spec_eth eth;
+	} rule = {
+		.attr = { .type = IBV_FLOW_ATTR_NORMAL, .size = sizeof(rule),
+			  .num_of_specs = 1, .port = 1 },
+		.eth = { .type = IBV_FLOW_SPEC_ETH, .size = sizeof(rule.eth),
+			 .mask.dst_mac = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+	};
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct ibv_qp_init_attr ia;
+	struct ibv_rwq_ind_table *tbl;
+	struct ibv_flow *flow;
+	struct ibv_wq *wq;
+	struct ibv_qp *rss;
+	struct ibv_cq *cq;
+	struct ibv_wc wc;
+	size_t len = raw_frame_ipv4(r->a.buf, r->mac, s, d, 1, 2, 17, 200, 1);
+
+	/* raw QP */
+	emu_post_recv(r->b.qp, 10, r->b.buf, 64, r->b.mr->lkey);
+	emu_post_recv(r->b.qp, 11, r->b.buf, 2048, r->b.mr->lkey);
+	raw_send(&r->a, len, 0);
+	wc = emu_poll_one(r->b.rcq, IBV_WC_LOC_LEN_ERR);
+	assert_int_equal(wc.wr_id, 10);
+	assert_int_equal(ibv_query_qp(r->b.qp, &a, IBV_QP_STATE, &ia), 0);
+	assert_int_equal(a.qp_state, IBV_QPS_RTS);
+	raw_send(&r->a, len, 0);
+	wc = emu_poll_one(r->b.rcq, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 11);
+	assert_int_equal(wc.byte_len, len);
+	assert_memory_equal(r->b.buf, r->a.buf, len);
+
+	/* WQ behind an RSS QP */
+	cq = ibv_create_cq(r->e.ctx, 8, NULL, NULL, 0);
+	wa.cq = cq;
+	wq = ibv_create_wq(r->e.ctx, &wa);
+	assert_non_null(wq);
+	assert_int_equal(ibv_modify_wq(wq, &rdy), 0);
+	tbl = ibv_create_rwq_ind_table(r->e.ctx, &(struct ibv_rwq_ind_table_init_attr){
+						 .log_ind_tbl_size = 0, .ind_tbl = &wq });
+	assert_non_null(tbl);
+	qa.rwq_ind_tbl = tbl;
+	rss = ibv_create_qp_ex(r->e.ctx, &qa);
+	assert_non_null(rss);
+	a.qp_state = IBV_QPS_INIT;
+	assert_int_equal(ibv_modify_qp(rss, &a, IBV_QP_STATE | IBV_QP_PORT), 0);
+	a.qp_state = IBV_QPS_RTR;
+	assert_int_equal(ibv_modify_qp(rss, &a, IBV_QP_STATE), 0);
+	memcpy(rule.eth.val.dst_mac, x, 6);
+	flow = ibv_create_flow(rss, &rule.attr);
+	assert_non_null(flow);
+	for (uint64_t i = 0; i < 2; i++) {
+		struct ibv_sge sg = { (uintptr_t)r->b.buf, i ? 2048 : 100, r->b.mr->lkey };
+		struct ibv_recv_wr rw = { .wr_id = 20 + i, .sg_list = &sg, .num_sge = 1 }, *bad;
+
+		assert_int_equal(ibv_post_wq_recv(wq, &rw, &bad), 0);
+	}
+	len = raw_frame_ipv4(r->a.buf, x, s, d, 1, 2, 17, 200, 1);
+	raw_send(&r->a, len, 0);
+	assert_int_equal(emu_poll_one(cq, IBV_WC_LOC_LEN_ERR).wr_id, 20);
+	raw_send(&r->a, len, 0);
+	wc = emu_poll_one(cq, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 21);
+	assert_int_equal(wc.byte_len, len);
+	assert_int_equal(ibv_destroy_flow(flow), 0);
+	assert_int_equal(ibv_destroy_qp(rss), 0);
+	assert_int_equal(ibv_destroy_rwq_ind_table(tbl), 0);
+	assert_int_equal(ibv_destroy_wq(wq), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -613,11 +704,13 @@ int main(void)
 		cmocka_unit_test(test_vlan_insert),
 		cmocka_unit_test(test_no_vlan_from_blueflame_leftovers),
 	};
-	/* fresh QPs: the CQE index is counted from the first receive */
+	/* fresh QPs: the CQE index is counted from the first receive, and
+	 * libmlx4's send queue count knows nothing of WQEs posted by hand */
 	const struct CMUnitTest status_tests[] = {
 		cmocka_unit_test_setup_teardown(test_rx_status_bits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_status_ipv4_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_status_vxlan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rx_too_long, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown) |
