@@ -55,7 +55,12 @@ enum emu_qp_type {
 	EMU_QPT_UC = 3,
 	EMU_QPT_UD = 4,
 	EMU_QPT_RAW = 8,
+	EMU_QPT_XRC_INI = 9,	/* IBV_QPT_XRC_SEND: send only */
+	EMU_QPT_XRC_TGT = 10,	/* IBV_QPT_XRC_RECV: no rings, receives on XRC SRQs */
 };
+
+struct emu_xrcd;
+struct emu_xrcd_handle;
 
 /* ibv_qp_state values. */
 enum emu_qp_state {
@@ -153,6 +158,10 @@ struct emu_srq {
 	uint32_t limit;
 	uint32_t async_events;
 	bool lost;		/* its ring or record was unmapped */
+	/* XRC SRQ: its domain, the handle it was made through, its CQ */
+	struct emu_xrcd *xrcd;
+	struct emu_xrcd_handle *xrcd_via;
+	struct emu_cq *cq;
 };
 
 struct emu_ind_tbl {
@@ -223,6 +232,9 @@ struct emu_qp {
 	struct emu_ind_tbl *ind;
 	uint64_t hash_fields;
 	uint8_t hash_key[40];
+	/* XRC target: its domain, and how many handles it has (xrc.c) */
+	struct emu_xrcd *xrcd;
+	uint32_t xrc_handles;
 	/* flow steering present for this QP */
 	uint32_t nflows;
 	/* BlueFlame post waiting for its ring slot to be readable */
