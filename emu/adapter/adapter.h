@@ -232,9 +232,11 @@ struct emu_qp {
 	struct emu_ind_tbl *ind;
 	uint64_t hash_fields;
 	uint8_t hash_key[40];
-	/* XRC target: its domain, and how many handles it has (xrc.c) */
+	/* XRC target: its domain, how many handles it has (xrc.c), and the
+	 * XRC SRQ the request being executed names (emu_xrc_bind) */
 	struct emu_xrcd *xrcd;
 	uint32_t xrc_handles;
+	struct emu_srq *xrc_srq;
 	/* flow steering present for this QP */
 	uint32_t nflows;
 	/* BlueFlame post waiting for its ring slot to be readable */

@@ -179,12 +179,8 @@ static int rq_take_guarded(struct emu_qp *qp, struct emu_srq *srq,
 
 int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w)
 {
-	return rq_take_guarded(qp, qp->srq, w);
-}
-
-int emu_xrc_srq_take(struct emu_qp *tgt, struct emu_srq *srq, struct emu_rwqe *w)
-{
-	return rq_take_guarded(tgt, srq, w);
+	/* an XRC target receives on the SRQ its current request names */
+	return rq_take_guarded(qp, qp->xrc_srq ? qp->xrc_srq : qp->srq, w);
 }
 
 int emu_scatter_segs(uint32_t pdn, const uint8_t *segs, uint32_t nsegs,

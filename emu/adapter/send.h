@@ -22,7 +22,6 @@ struct send_op {
 	uint32_t off;		/* first byte after the fixed segments */
 	uint64_t byte_cnt;	/* reported in the send CQE */
 	uint8_t syndrome, vendor;
-	struct emu_srq *xrc_srq;	/* XRC: the SRQ the WQE names, once found */
 	bool stall;		/* RNR: retry later */
 	bool from_bf;		/* taken from the BlueFlame buffer */
 	bool checked;		/* passed the queue-level checks: execute */

@@ -80,8 +80,7 @@ static struct emu_qp *responder(struct send_op *op)
 	}
 	if (!emu_qp_is_xrc_tgt(d))
 		return d;
-	op->xrc_srq = emu_xrc_srq_of(d, op->srcrb >> 8);
-	if (!op->xrc_srq) {
+	if (!emu_xrc_bind(d, op->srcrb >> 8)) {
 		EMU_TRACE("QPN 0x%x WQE 0x%04x: SRQ 0x%x is not an XRC SRQ of the domain of QPN 0x%x",
 			  op->qp->qpn, op->index, op->srcrb >> 8, emu_qp_number(d));
 		op->syndrome = EMU_SYN_REMOTE_INVAL_REQ;
@@ -89,20 +88,6 @@ static struct emu_qp *responder(struct send_op *op)
 		return NULL;
 	}
 	return d;
-}
-
-/* The receive WQE for the request: from the named XRC SRQ, or the
- * responder's own RQ or SRQ. */
-static int take_recv(const struct send_op *op, struct emu_qp *d, struct emu_rwqe *w)
-{
-	return op->xrc_srq ? emu_xrc_srq_take(d, op->xrc_srq, w) : emu_rq_take(d, w);
-}
-
-/* The PD remote keys are checked against: an XRC request's is the XRC
- * SRQ's (the target QP has none of its own). */
-static uint32_t responder_pdn(const struct send_op *op, const struct emu_qp *d)
-{
-	return op->xrc_srq ? op->xrc_srq->pdn : d->pdn;
 }
 
 /* No receive WQE at an RC responder: RNR NAK, retried per rnr_retry. */
@@ -127,11 +112,11 @@ static void rnr_nak(struct send_op *op, struct emu_qp *d, uint64_t *now_ns)
 	op->stall = true;
 }
 
-static void invalidate_remote(uint32_t pdn, uint32_t rkey)
+static void invalidate_remote(struct emu_qp *d, uint32_t rkey)
 {
 	struct emu_key *k = emu_key_lookup(rkey);
 
-	if (k && k->kind == EMU_KEY_MW2 && k->pdn == pdn)
+	if (k && k->kind == EMU_KEY_MW2 && k->pdn == emu_responder_pdn(d))
 		k->valid = false;
 }
 
@@ -148,7 +133,7 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 	d = responder(op);
 	if (!d)
 		return;
-	if (!take_recv(op, d, &w)) {
+	if (!emu_rq_take(d, &w)) {
 		if (reliable(qp))
 			rnr_nak(op, d, now_ns);
 		return;
@@ -165,7 +150,7 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 	ropc = op->opcode == EMU_OP_SEND_IMM ? EMU_RECV_SEND_IMM :
 	       op->opcode == EMU_OP_SEND_INVAL ? EMU_RECV_SEND_INVAL : EMU_RECV_SEND;
 	if (op->opcode == EMU_OP_SEND_INVAL)
-		invalidate_remote(responder_pdn(op, d), be32toh(op->imm_raw));
+		invalidate_remote(d, be32toh(op->imm_raw));
 	emu_recv_cqe(&w, ropc, op->opcode == EMU_OP_SEND ? 0 : op->imm_raw, g->total,
 		 qp->qpn, 0, emu_sl_field(d, qp->path.sl), emu_port_lid(qp->port), 0,
 		 op->srcrb & EMU_CTRL_SOLICIT);
@@ -178,8 +163,7 @@ static uint8_t *remote_map(struct send_op *op, struct emu_qp *d, uint32_t rkey,
 	struct emu_key *k = emu_key_lookup(rkey);
 	uint8_t *p;
 
-	if (!k || k->kind == EMU_KEY_FREE || k->pdn != responder_pdn(op, d) ||
-	    !(k->access & need) ||
+	if (!k || k->kind == EMU_KEY_FREE || k->pdn != emu_responder_pdn(d) || !(k->access & need) ||
 	    (k->kind == EMU_KEY_MW2 && k->bind_qpn != d->qpn))
 		p = NULL;
 	else
@@ -227,7 +211,7 @@ static void exec_write(struct send_op *op, const struct emu_gather *g,
 				    IBV_ACCESS_REMOTE_WRITE) : NULL;
 	if (g->total && !dst)
 		return;
-	if (op->opcode == EMU_OP_RDMA_WRITE_IMM && !take_recv(op, d, &w)) {
+	if (op->opcode == EMU_OP_RDMA_WRITE_IMM && !emu_rq_take(d, &w)) {
 		if (reliable(qp))
 			rnr_nak(op, d, now_ns);
 		return;

@@ -136,10 +136,9 @@ struct emu_rwqe {
 	uint32_t xrc_srqn;	/* an XRC SRQ's number (the CQE names it), else 0 */
 };
 
-/* Takes the next posted receive WQE; 0 when none is posted. */
+/* Takes the next posted receive WQE (an XRC target's: of the SRQ bound by
+ * emu_xrc_bind); 0 when none is posted. */
 int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w);
-/* Takes the next WQE of XRC SRQ srq for a message to target QP tgt. */
-int emu_xrc_srq_take(struct emu_qp *tgt, struct emu_srq *srq, struct emu_rwqe *w);
 /* Number of receive WQEs posted and not yet consumed. */
 uint32_t emu_rq_pending(struct emu_qp *qp);
 

@@ -204,12 +204,11 @@ struct emu_qp *emu_qp_by_dest_qpn(uint32_t qpn)
 	return qp;
 }
 
-struct emu_srq *emu_xrc_srq_of(const struct emu_qp *tgt, uint32_t srqn)
+bool emu_xrc_bind(struct emu_qp *tgt, uint32_t srqn)
 {
-	struct emu_srq *srq;
+	struct emu_srq *srq = srqn < EMU_MAX_SRQ ? &emu_dev.srq[srqn] : NULL;
 
-	if (srqn >= EMU_MAX_SRQ)
-		return NULL;
-	srq = &emu_dev.srq[srqn];
-	return srq->used && srq->xrcd && srq->xrcd == tgt->xrcd ? srq : NULL;
+	tgt->xrc_srq = srq && srq->used && srq->xrcd && srq->xrcd == tgt->xrcd ?
+		       srq : NULL;
+	return tgt->xrc_srq != NULL;
 }

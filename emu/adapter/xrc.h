@@ -94,9 +94,20 @@ static inline uint32_t emu_qp_number(const struct emu_qp *qp)
  * a target QP for a number with bit 23 set, another QP otherwise. */
 struct emu_qp *emu_qp_by_dest_qpn(uint32_t qpn);
 
-/* The XRC SRQ numbered srqn that target QP tgt may deliver to (an XRC
- * SRQ of its domain), or NULL: a message naming any other SRQ is an
- * invalid request. */
-struct emu_srq *emu_xrc_srq_of(const struct emu_qp *tgt, uint32_t srqn);
+/*
+ * A request to target QP tgt names SRQ srqn (XRCETH, or the WQE's
+ * srcrb_flags in one adapter): binds the SRQ to tgt for the request's
+ * execution, where emu_rq_take() takes from it and emu_responder_pdn()
+ * is its PD.  false when srqn is not an XRC SRQ of tgt's domain: the
+ * request is invalid.  Every request binds anew before it executes.
+ */
+bool emu_xrc_bind(struct emu_qp *tgt, uint32_t srqn);
+
+/* The PD the responder checks remote keys against: an XRC target's is
+ * the bound SRQ's (it has none of its own). */
+static inline uint32_t emu_responder_pdn(const struct emu_qp *d)
+{
+	return d->xrc_srq ? d->xrc_srq->pdn : d->pdn;
+}
 
 #endif
