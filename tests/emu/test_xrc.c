@@ -601,7 +601,8 @@ static void test_context_close_keeps_shared_qp(void **state)
 	oa.qp_num = qpn;
 	opened = ibv_open_qp(x.e.ctx, &oa);
 	assert_non_null(opened);
-	/* e2 goes without destroying anything */
+	/* e2 goes without destroying its XRC objects */
+	assert_int_equal(ibv_dealloc_pd(e2.pd), 0);
 	assert_int_equal(ibv_close_device(e2.ctx), 0);
 	/* a new initiator targets the surviving QP */
 	assert_int_equal(ibv_destroy_qp(x.ini), 0);
