@@ -9,6 +9,7 @@
 #include "adapter/engine.h"
 #include "base/config.h"
 #include "transport/ud.h"
+#include "wire/faults.h"
 #include "wire/identity.h"
 
 #define RX_BATCH 64
@@ -48,6 +49,33 @@ static int port_poll(void *arg, uint64_t now_ns)
 	return work;
 }
 
+/* Frames the faults on the wire hold (delay, reorder): released by their
+ * deadline, so an idle engine sleeps until the next one is due. */
+static int held_poll(void *arg, uint64_t now_ns)
+{
+	(void)arg;
+	return emu_link_release_held(now_ns);
+}
+
+static uint64_t held_deadline(void *arg)
+{
+	(void)arg;
+	return emu_link_next_held();
+}
+
+static int held_source_add(void)
+{
+	static char held_tag;	/* names the source (emu_engine_remove_source) */
+	const struct emu_engine_source src = {
+		.fd = -1,
+		.poll = held_poll,
+		.deadline = held_deadline,
+		.arg = &held_tag,
+	};
+
+	return emu_engine_add_source(&src);
+}
+
 int emu_transport_init(void)
 {
 	int err = 0;
@@ -63,6 +91,8 @@ int emu_transport_init(void)
 
 		err = emu_engine_add_source(&src);
 	}
+	if (!err && emu_faults_on)
+		err = held_source_add();
 	pthread_mutex_unlock(&emu_dev.lock);
 	return err;
 }
