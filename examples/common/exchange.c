@@ -224,3 +224,41 @@ void ex_exchange_close(struct ex_exchange *x)
 		close(x->fd);
 	x->fd = -1;
 }
+
+static void print_address(const char *which, const struct ex_endpoint_info *i)
+{
+	char gid[64];
+
+	snprintf(gid, sizeof(gid), "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:"
+		 "%02x%02x:%02x%02x", i->gid[0], i->gid[1], i->gid[2], i->gid[3], i->gid[4],
+		 i->gid[5], i->gid[6], i->gid[7], i->gid[8], i->gid[9], i->gid[10], i->gid[11],
+		 i->gid[12], i->gid[13], i->gid[14], i->gid[15]);
+	printf("  %s address: LID 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n", which,
+	       (unsigned)i->lid, (unsigned)i->qpn, (unsigned)i->psn, gid);
+}
+
+int ex_exchange_connect(struct ex_exchange *x, const struct ex_options *opts,
+			struct ex_endpoint *const *eps, size_t n)
+{
+	struct ex_endpoint_info local[EX_EXCHANGE_MAX_ENDPOINTS];
+	struct ex_endpoint_info remote[EX_EXCHANGE_MAX_ENDPOINTS];
+	int ret;
+
+	if (n > EX_EXCHANGE_MAX_ENDPOINTS)
+		return fail("ex_exchange_connect", "too many endpoints");
+	for (size_t i = 0; i < n; i++)
+		ex_endpoint_local_info(eps[i], &local[i]);
+	if (ex_exchange_open(x, opts->host, opts->tcp_port))
+		return -1;
+	ret = ex_exchange_info(x, local, remote, n);
+	for (size_t i = 0; !ret && i < n; i++) {
+		print_address("local", &local[i]);
+		print_address("remote", &remote[i]);
+		ret = ex_endpoint_connect(eps[i], &remote[i]);
+	}
+	if (!ret)
+		ret = ex_exchange_sync(x, "connected");
+	if (ret)
+		ex_exchange_close(x);
+	return ret;
+}

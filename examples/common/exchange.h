@@ -15,13 +15,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "endpoint.h"
 #include "endpoint_info.h"
+#include "options.h"
 
 /* TCP port of ibv_*_pingpong when -p is not given. */
 #define EX_DEFAULT_TCP_PORT 18515
 /* How long the server waits for its client, the client for the server to
  * listen, and either side for the peer's bytes (ms). */
 #define EX_EXCHANGE_TIMEOUT_MS 60000
+/* Endpoints one ex_exchange_connect() call connects. */
+#define EX_EXCHANGE_MAX_ENDPOINTS 16
 
 struct ex_exchange {
 	int	fd;		/* the connection, -1 when closed */
@@ -48,5 +52,17 @@ int ex_exchange_info(struct ex_exchange *x, const struct ex_endpoint_info *local
 int ex_exchange_sync(struct ex_exchange *x, const char *what);
 
 void ex_exchange_close(struct ex_exchange *x);
+
+/*
+ * The two-process start of a program: opens the exchange as opts says
+ * (server without a host, client with one), swaps the descriptions of the
+ * n endpoints, prints both sides' addresses as ibv_rc_pingpong does,
+ * connects each endpoint to its peer (ex_endpoint_connect) and waits
+ * until the peer has connected too: a request sent to a QP not yet in RTR
+ * would be dropped.  Receives should be posted before.  -1 with a
+ * message on any failure (the exchange is then closed).
+ */
+int ex_exchange_connect(struct ex_exchange *x, const struct ex_options *opts,
+			struct ex_endpoint *const *eps, size_t n);
 
 #endif /* MLX4DV_EXAMPLE_EXCHANGE_H */

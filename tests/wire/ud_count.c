@@ -224,23 +224,20 @@ static int run(struct ex_device *dev, const struct ex_options *o)
 		.recv_cqe = o->rx_depth,
 		.buf_size = slot * o->rx_depth,
 	};
-	struct ex_endpoint_info mine, peer;
-	struct ex_endpoint ep;
+	struct ex_endpoint ep, *eps[1] = { &ep };
 	struct ex_exchange x;
 	int ret;
 
 	if (ex_endpoint_create(&ep, dev, &cfg))
 		return -1;
 	ret = o->host ? 0 : post_receives(&ep, slot, o->rx_depth);
-	ex_endpoint_local_info(&ep, &mine);
 	if (!ret)
-		ret = ex_exchange_open(&x, o->host, o->tcp_port);
+		ret = ex_exchange_connect(&x, o, eps, 1);
 	if (!ret) {
-		ret = ex_exchange_info(&x, &mine, &peer, 1) || ex_endpoint_connect(&ep, &peer) ||
-		      ex_exchange_sync(&x, "connected") ? -1 : 0;
-		if (!ret && o->host)
-			ret = send_all(&ep, &peer, o) || ex_exchange_sync(&x, "client done") ? -1 : 0;
-		else if (!ret)
+		if (o->host)
+			ret = send_all(&ep, &ep.remote, o) ||
+			      ex_exchange_sync(&x, "client done") ? -1 : 0;
+		else
 			ret = serve(&ep, &x, o, slot);
 		/* the server has counted: the client may go */
 		if (!ret)
