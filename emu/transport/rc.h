@@ -28,7 +28,7 @@
 #include "wire/roce.h"
 
 /* request PSNs in flight at most (unacknowledged packets) */
-#define EMU_RC_WINDOW 64
+#define EMU_RC_WINDOW 256
 /* atomics the responder remembers for duplicates */
 #define EMU_RC_REPLAY 16
 

@@ -143,6 +143,22 @@ static void on_rnr_nak(struct emu_rc_conn *c, uint32_t psn, uint8_t timer, uint6
 	rc_timer_watch(c);
 }
 
+/*
+ * Where the head WQE's retransmission starts: a READ after the responses
+ * it has, an atomic at its request (an ACK of later PSNs says it was
+ * executed, not that its answer came), a SEND/WRITE at its first PSN not
+ * acknowledged.
+ */
+static uint32_t resume_psn(const struct rc_requester *r, const struct rc_wqe *w)
+{
+	if (w->opcode == EMU_OP_RDMA_READ)
+		return emu_psn_add(w->first_psn, w->resp_pkts);
+	if (rc_is_rd_atomic(w->opcode) || emu_psn_diff(r->una_psn, w->first_psn) <= 0 ||
+	    emu_psn_diff(r->una_psn, last_psn(w)) > 0)
+		return w->first_psn;
+	return r->una_psn;
+}
+
 /* ACKNOWLEDGE: ACK, RNR NAK or NAK. */
 static void on_ack(struct emu_rc_conn *c, uint32_t psn, uint8_t syn, uint64_t now_ns)
 {
@@ -307,9 +323,7 @@ void rc_comp_timer(struct emu_rc_conn *c, uint64_t now_ns)
 		return;
 	}
 	r->retry_left--;
-	rc_req_rewind(c, w->opcode == EMU_OP_RDMA_READ ?
-		      emu_psn_add(w->first_psn, w->resp_pkts) :
-		      emu_psn_diff(r->una_psn, w->first_psn) > 0 ? r->una_psn : w->first_psn);
+	rc_req_rewind(c, resume_psn(r, w));
 	rc_req_transmit(c, now_ns);
 	if (!r->retry_due_ns && qp->timeout) {
 		r->retry_due_ns = now_ns + (4096ull << (qp->timeout & 31));
