@@ -110,7 +110,7 @@ static void fill_device_attr(struct ib_uverbs_query_device_resp *r)
 		IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |
 		IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_UD_IP_CSUM |
 		IBV_DEVICE_MEM_WINDOW_TYPE_2B | IBV_DEVICE_RAW_IP_CSUM |
-		IBV_DEVICE_MANAGED_FLOW_STEERING;
+		IBV_DEVICE_MANAGED_FLOW_STEERING | IBV_DEVICE_XRC;
 	r->max_sge = emu_cfg.max_sge;
 	r->max_sge_rd = emu_cfg.max_sge;
 	r->max_cq = EMU_MAX_CQ;
