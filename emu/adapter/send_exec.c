@@ -415,6 +415,35 @@ static bool remote_msg(struct send_op *op, struct emu_rc_msg *m, struct emu_gath
 	}
 }
 
+/* A message of an RC/UC QP whose path leads to another adapter (the
+ * local operations run here either way). */
+static bool goes_remote(const struct send_op *op, uint32_t *addr)
+{
+	uint8_t t = op->qp->type, opc = op->opcode;
+
+	return (t == EMU_QPT_RC || t == EMU_QPT_UC) && emu_remote && opc != EMU_OP_NOP &&
+	       opc != EMU_OP_LOCAL_INVAL && opc != EMU_OP_BIND_MW && remote_addr(op->qp, addr);
+}
+
+/* Bytes of the control, remote address and atomic segments. */
+static uint32_t fixed_segs_bytes(uint8_t opcode)
+{
+	switch (opcode) {
+	case EMU_OP_RDMA_WRITE:
+	case EMU_OP_RDMA_WRITE_IMM:
+	case EMU_OP_RDMA_READ:
+		return 32;
+	case EMU_OP_ATOMIC_CS:
+	case EMU_OP_ATOMIC_FA:
+	case EMU_OP_MASKED_ATOMIC_FA:
+		return 48;
+	case EMU_OP_MASKED_ATOMIC_CS:
+		return 64;
+	default:
+		return 16;
+	}
+}
+
 /* An RC/UC message to another adapter: handed to the transport, which
  * completes an RC WQE when its ACK arrives. */
 static void exec_remote(struct send_op *op, uint32_t addr)
@@ -427,10 +456,16 @@ static void exec_remote(struct send_op *op, uint32_t addr)
 		.solicited = op->srcrb & EMU_CTRL_SOLICIT,
 		.imm_raw = op->imm_raw,
 	};
+	uint32_t fixed = fixed_segs_bytes(op->opcode);
 	struct emu_gather g;
 	int rc;
 
-	if (op->off == 32) {
+	if (op->size < fixed) {
+		emu_send_strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for the raddr segment");
+		return;
+	}
+	if (fixed > 16) {
+		op->off = 32;
 		m.raddr = ld_be64(op->w + 16);
 		m.rkey = ld_be32(op->w + 24);
 	}
@@ -529,20 +564,7 @@ void emu_send_execute(struct send_op *op, uint64_t *now_ns)
 		return;
 	}
 	op->off = 16;
-	if ((qp->type == EMU_QPT_RC || qp->type == EMU_QPT_UC) && emu_remote &&
-	    op->opcode != EMU_OP_NOP && op->opcode != EMU_OP_LOCAL_INVAL &&
-	    op->opcode != EMU_OP_BIND_MW && remote_addr(qp, &addr)) {
-		if (op->opcode >= EMU_OP_RDMA_WRITE && op->opcode != EMU_OP_SEND &&
-		    op->opcode != EMU_OP_SEND_IMM) {
-			uint32_t fixed = op->opcode >= EMU_OP_ATOMIC_CS ? 48 : 32;
-
-			if (op->size < fixed) {
-				emu_send_strict_fail(op, EMU_VSYN_BAD_DS,
-						     "ds too small for the raddr segment");
-				return;
-			}
-			op->off = 32;
-		}
+	if (goes_remote(op, &addr)) {
 		exec_remote(op, addr);
 		return;
 	}

@@ -14,6 +14,9 @@
  *           ACK timeouts, and every destroy returns.
  *   access  a WRITE with a wrong rkey: REM_ACCESS_ERR, the next WR is
  *           flushed, and the server's QP is in ERR.
+ *   absent  one process, no exchange: a QP connected to a QPN that no
+ *           adapter has (LID 0xbfff, QPN 0xabcdef) gets RETRY_EXC_ERR for
+ *           its SEND after retry_cnt + 1 timeouts; a second WR is flushed.
  *   rnr     the server has no receive posted: the client's SEND is RNR
  *           NAKed until the server posts one 200 ms later, then
  *           completes; with -r 0 (rnr_retry 0) it ends in
@@ -447,6 +450,25 @@ static void access_server(struct side *s, int fd)
 	      "responder QP in state %d after a remote access error", a.qp_state);
 }
 
+static void absent_peer(struct side *s)
+{
+	struct ibv_wc wc[2];
+	double t0 = now_s(), dt;
+	int n;
+
+	post(s, 1, IBV_WR_SEND, RECV_OFF, 16, 0, 0, 0, 0);
+	post(s, 2, IBV_WR_RDMA_READ, READ_OFF, 16, 0, 0x1234, 0, 0);
+	n = poll_n(s, wc, 2, 30);
+	dt = now_s() - t0;
+	CHECK(n == 2, "%d of 2 completions", n);
+	CHECK(n < 1 || (wc[0].wr_id == 1 && wc[0].status == IBV_WC_RETRY_EXC_ERR),
+	      "no peer: %s", ibv_wc_status_str(wc[0].status));
+	CHECK(n < 2 || (wc[1].wr_id == 2 && wc[1].status == IBV_WC_WR_FLUSH_ERR),
+	      "behind it: %s", ibv_wc_status_str(wc[1].status));
+	CHECK(dt >= (RETRY_CNT + 1) * 0.067 * 0.9 && dt < 15, "RETRY_EXC_ERR after %.3f s", dt);
+	printf("no peer: RETRY_EXC_ERR after %.3f s (%d x 67 ms expected)\n", dt, RETRY_CNT + 1);
+}
+
 static void rnr_client(struct side *s, int fd, int rnr_retry)
 {
 	struct ibv_wc wc;
@@ -493,12 +515,21 @@ int main(int argc, char **argv)
 		case 'g': gidx = atoi(optarg); break;
 		case 'm': mode = optarg; break;
 		case 'r': rnr_retry = atoi(optarg); break;
-		default: DIE("usage: rc_pair [-m ops|access|rnr] [-r rnr_retry] [-g gid] [-p port] [host]");
+		default: DIE("usage: rc_pair [-m ops|absent|access|rnr] [-r rnr_retry] [-g gid] [-p port] [host]");
 		}
 	}
 	if (optind < argc)
 		host = argv[optind];
 	open_side(&s, gidx);
+	if (!strcmp(mode, "absent")) {
+		s.peer.lid = 0xbfff;
+		s.peer.qpn = 0xabcdef;
+		connect_qp(&s, (uint8_t)rnr_retry);
+		absent_peer(&s);
+		close_side(&s);
+		printf("absent: %d failure(s)\n", failures);
+		return failures ? 1 : 0;
+	}
 	fd = host ? tcp_connect(host, port) : tcp_accept(port);
 	xfer(fd, &s.me, sizeof(s.me), true);
 	xfer(fd, &s.peer, sizeof(s.peer), false);
