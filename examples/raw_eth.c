@@ -341,11 +341,10 @@ static int send_frame(const struct eth_test *t, struct eth_side *s,
 	int ret;
 
 	build_frame(t, f, i, s, dst, offload);
-	mlx4dv_sq_set_wr_id(&s->rings.sq, i);
-	ret = mlx4dv_sq_post_eth(&s->rings.sq, &sge, 1, flags,
+	ret = mlx4dv_sq_write_eth(&s->rings.sq, i, &sge, 1, flags,
 				 t->vlan >= 0 ? (uint16_t)t->vlan : 0);
 	if (ret)
-		return ring_error(s, "mlx4dv_sq_post_eth", ret);
+		return ring_error(s, "mlx4dv_sq_write_eth", ret);
 	mlx4dv_sq_ring_doorbell(&s->rings.sq);
 	s->sent++;
 	return 0;
@@ -538,14 +537,10 @@ int main(int argc, char **argv)
 	struct eth_side a, b;
 	int status = 1;
 
-	switch (ex_parse_options(&program, argc, argv, &opts)) {
-	case EX_PARSE_HELP:
-		return 0;
-	case EX_PARSE_ERROR:
-		return 2;
-	case EX_PARSE_RUN:
-		break;
-	}
+	status = ex_parse_main(&program, argc, argv, &opts);
+	if (status != EX_MAIN_RUN)
+		return status;
+	status = 1;	/* until every check passed */
 	if (ex_device_open(&dev, &opts, program.name))
 		return 1;
 	memset(&a, 0, sizeof(a));
@@ -580,8 +575,5 @@ int main(int argc, char **argv)
 out:
 	teardown_side(&a);
 	teardown_side(&b);
-	ex_device_close(&dev);
-	if (status)
-		fprintf(stderr, "%s: FAILED\n", program.name);
-	return status;
+	return ex_device_finish(&dev, program.name, status);
 }

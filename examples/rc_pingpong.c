@@ -129,13 +129,12 @@ static int post_send(struct pp_side *s)
 	};
 	int ret;
 
-	mlx4dv_sq_set_wr_id(&s->rings.sq, s->sends_posted);
-	ret = mlx4dv_sq_post_send(&s->rings.sq, &sge, 1, IBV_SEND_SIGNALED);
+	ret = mlx4dv_sq_write_send(&s->rings.sq, s->sends_posted, &sge, 1, IBV_SEND_SIGNALED);
 	if (ret) {
-		fprintf(stderr, "%s: mlx4dv_sq_post_send: %s\n", s->name, strerror(ret));
+		fprintf(stderr, "%s: mlx4dv_sq_write_send: %s\n", s->name, strerror(ret));
 		return -1;
 	}
-	if (mlx4dv_sq_post_bf(&s->rings.sq, head_before))
+	if (mlx4dv_sq_ring_bf(&s->rings.sq, head_before))
 		s->bf_posts++;
 	s->sends_posted++;
 	return 0;
@@ -373,14 +372,10 @@ int main(int argc, char **argv)
 	struct ex_latency lat = { 0 };
 	int status = 1;
 
-	switch (ex_parse_options(&program, argc, argv, &opts)) {
-	case EX_PARSE_HELP:
-		return 0;
-	case EX_PARSE_ERROR:
-		return 2;
-	case EX_PARSE_RUN:
-		break;
-	}
+	status = ex_parse_main(&program, argc, argv, &opts);
+	if (status != EX_MAIN_RUN)
+		return status;
+	status = 1;	/* until every check passed */
 	if (ex_device_open(&dev, &opts, program.name))
 		return 1;
 	memset(&client, 0, sizeof(client));
@@ -421,8 +416,5 @@ out:
 	teardown_side(&client);
 	teardown_side(&server);
 	ex_latency_free(&lat);
-	ex_device_close(&dev);
-	if (status)
-		fprintf(stderr, "%s: FAILED\n", program.name);
-	return status;
+	return ex_device_finish(&dev, program.name, status);
 }
