@@ -56,6 +56,7 @@ struct emu_rc_msg {
 	const uint8_t *segs;	/* RDMA READ, atomics: the local data segments */
 	uint32_t nsegs;
 	uint64_t swap_add, compare;	/* atomics */
+	uint32_t xrc_srqn;	/* XRC: the SRQ at the target the request names */
 };
 
 struct emu_remote_ops {

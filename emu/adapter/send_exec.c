@@ -421,7 +421,7 @@ static bool goes_remote(const struct send_op *op, uint32_t *addr)
 {
 	uint8_t t = op->qp->type, opc = op->opcode;
 
-	return (t == EMU_QPT_RC || t == EMU_QPT_UC) && emu_remote && opc != EMU_OP_NOP &&
+	return (reliable(op->qp) || t == EMU_QPT_UC) && emu_remote && opc != EMU_OP_NOP &&
 	       opc != EMU_OP_LOCAL_INVAL && opc != EMU_OP_BIND_MW && remote_addr(op->qp, addr);
 }
 
@@ -455,6 +455,7 @@ static void exec_remote(struct send_op *op, uint32_t addr)
 		.signaled = (op->srcrb & EMU_CTRL_CQ_UPDATE) == EMU_CTRL_CQ_UPDATE,
 		.solicited = op->srcrb & EMU_CTRL_SOLICIT,
 		.imm_raw = op->imm_raw,
+		.xrc_srqn = qp->type == EMU_QPT_XRC_INI ? op->srcrb >> 8 : 0,
 	};
 	uint32_t fixed = fixed_segs_bytes(op->opcode);
 	struct emu_gather g;
@@ -477,7 +478,7 @@ static void exec_remote(struct send_op *op, uint32_t addr)
 		op->blocked = true;
 	else if (rc)
 		op->syndrome = (uint8_t)rc;
-	else if (qp->type == EMU_QPT_RC)
+	else if (reliable(qp))
 		op->deferred = true;
 }
 

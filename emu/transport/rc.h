@@ -51,6 +51,7 @@ struct rc_wqe {
 	uint32_t nsegs;
 	uint32_t first_psn, npkts;
 	uint32_t resp_pkts;	/* READ: response packets placed */
+	uint32_t xrc_srqn;	/* XRC: the SRQ the request names */
 };
 
 struct rc_requester {
@@ -70,6 +71,7 @@ struct rc_requester {
 	uint64_t rnr_due_ns;	/* RNR wait: nothing is sent before */
 	uint8_t retry_left, rnr_left;
 	bool blocked;		/* the SQ waits for room in the ring */
+	uint32_t xrc_srqn;	/* XRC: the SRQ of the WQE being sent */
 };
 
 struct rc_responder {

@@ -12,6 +12,7 @@
 #include "base/config.h"
 #include "transport/psn.h"
 #include "transport/rc.h"
+#include "transport/xrc_wire.h"
 
 static struct emu_rc_conn *timed;	/* conns with a timer running */
 #define ACK_LIST 64
@@ -163,7 +164,10 @@ void rc_packet_out(struct emu_rc_conn *c, uint32_t dst, uint8_t opcode, uint32_t
 		.ack_req = ack_req,
 	};
 
+	size_t xrc = emu_xrc_wire_out(c->qp, c->req.xrc_srqn, &bth.opcode,
+				      hdr + EMU_BTH_BYTES);
+
 	emu_bth_put(hdr, &bth);
-	memcpy(hdr + EMU_BTH_BYTES, ext, ext_len);
-	emu_link_queue(c->port, dst, hdr, EMU_BTH_BYTES + ext_len, &iov, len ? 1 : 0);
+	memcpy(hdr + EMU_BTH_BYTES + xrc, ext, ext_len);
+	emu_link_queue(c->port, dst, hdr, EMU_BTH_BYTES + xrc + ext_len, &iov, len ? 1 : 0);
 }

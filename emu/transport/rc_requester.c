@@ -59,7 +59,7 @@ static struct emu_rc_conn *req_conn(struct emu_qp *qp)
 		return NULL;
 	if (!c->req.ready)
 		rc_req_init(c);
-	if (qp->type == EMU_QPT_RC && !c->req.ring) {
+	if (qp->type != EMU_QPT_UC && !c->req.ring) {
 		uint32_t n = qp->sq_cnt > 16 ? qp->sq_cnt : 16;
 
 		c->req.ring = calloc(n, sizeof(*c->req.ring));
@@ -190,6 +190,8 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 		struct rc_wqe *w = &r->ring[r->send & r->ring_mask];
 		uint32_t psn = emu_psn_add(w->first_psn, r->send_pkt);
 
+		r->xrc_srqn = w->xrc_srqn;
+
 		if (w->local) {
 			r->send++;
 			continue;
@@ -319,6 +321,7 @@ int rc_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m)
 	w->swap_add = m->swap_add;
 	w->compare = m->compare;
 	w->nsegs = m->nsegs;
+	w->xrc_srqn = m->xrc_srqn;
 	err = m->payload ? copy_payload(w, m->payload) : reserve(w, m->nsegs * 16u);
 	if (err)
 		return err;

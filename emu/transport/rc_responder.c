@@ -24,6 +24,8 @@
 #include "base/trace.h"
 #include "transport/psn.h"
 #include "transport/rc.h"
+#include "transport/xrc_wire.h"
+#include "adapter/xrc.h"
 
 enum outcome { DONE, RNR, NAK_INV, NAK_ACCESS, NAK_OP, DROP };
 
@@ -36,6 +38,7 @@ struct req_pkt {
 	const uint8_t *data;
 	uint32_t len;
 	uint16_t slid;
+	bool xrc_bad;		/* XRCETH names no XRC SRQ of the target's domain */
 };
 
 void rc_resp_init(struct emu_rc_conn *c)
@@ -288,6 +291,8 @@ static enum outcome on_atomic(struct emu_rc_conn *c, const struct req_pkt *k)
 
 static enum outcome execute(struct emu_rc_conn *c, const struct req_pkt *k)
 {
+	if (k->xrc_bad)
+		return NAK_INV;
 	if (!in_sequence(&c->resp, k->bop))
 		return k->uc ? DROP : NAK_INV;
 	if (is_send_start(k->bop) || is_send_cont(k->bop))
@@ -393,6 +398,8 @@ void rc_resp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
 
 	if (rx->len < hl + bth->pad)
 		return;
+	/* an XRC request receives on the SRQ it names */
+	k.xrc_bad = emu_qp_is_xrc_tgt(c->qp) && !emu_xrc_wire_bind(c->qp, rx->pkt, l);
 	k.data = rx->pkt + hl;
 	k.len = (uint32_t)(rx->len - hl - bth->pad);
 	c->resp.peer = rx->src;
@@ -406,7 +413,7 @@ void rc_resp_fault(struct emu_rc_conn *c)
 {
 	c->resp.cur = 0;
 	c->resp.have_wqe = false;
-	if (c->qp->type == EMU_QPT_RC) {
+	if (c->qp->type != EMU_QPT_UC) {
 		send_aeth(c, EMU_AETH_NAK | EMU_NAK_REMOTE_OP, c->resp.epsn);
 		emu_qp_set_error(c->qp);
 	}

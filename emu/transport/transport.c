@@ -14,6 +14,8 @@
 #include "base/config.h"
 #include "base/guard.h"
 #include "transport/rc.h"
+#include "transport/xrc_wire.h"
+#include "adapter/xrc.h"
 #include "transport/ud.h"
 #include "wire/identity.h"
 
@@ -40,8 +42,8 @@ static const struct emu_remote_ops ops = {
 /* The QP an RC/UC packet is for: of this port, of that transport, ready. */
 static struct emu_qp *rc_target(const struct emu_rx *rx, const struct emu_bth *bth)
 {
-	struct emu_qp *d = emu_qp_by_qpn(bth->dest_qpn);
-	uint8_t type = (bth->opcode & 0xe0) == EMU_TR_UC ? EMU_QPT_UC : EMU_QPT_RC;
+	struct emu_qp *d = emu_qp_by_dest_qpn(bth->dest_qpn);
+	uint8_t type = emu_wire_qp_type(bth->opcode);
 
 	if (!d || !d->used || d->is_wq || d->is_rss || d->lost || d->type != type ||
 	    (d->port ? d->port : 1) != rx->port || !emu_qp_can_receive(d))

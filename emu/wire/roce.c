@@ -112,11 +112,14 @@ bool emu_roce_layout(uint8_t opcode, struct emu_ext_layout *l)
 			l->immdt = place(l, EMU_IMMDT_BYTES);
 		return true;
 	}
-	if (tr != EMU_TR_RC && tr != EMU_TR_UC)
+	if (tr != EMU_TR_RC && tr != EMU_TR_UC && tr != EMU_TR_XRC)
 		return false;
 	h = rc_uc_headers[op];
 	if (!(h & H_VALID) || (tr == EMU_TR_UC && (h & H_RC_ONLY)))
 		return false;
+	/* XRC: the operations of RC; requests carry XRCETH first */
+	if (tr == EMU_TR_XRC && !(op >= EMU_BOP_READ_RESP_FIRST && op <= EMU_BOP_ATOMIC_ACK))
+		l->xrceth = place(l, EMU_XRCETH_BYTES);
 	if (h & H_RETH)
 		l->reth = place(l, EMU_RETH_BYTES);
 	if (h & H_ATOMIC)

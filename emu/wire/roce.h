@@ -20,6 +20,7 @@
 #define EMU_ATOMIC_ACK_ETH_BYTES 8
 #define EMU_IMMDT_BYTES 4
 #define EMU_IETH_BYTES 4
+#define EMU_XRCETH_BYTES 4
 #define EMU_ICRC_BYTES 4
 /* the longest header run: BTH + RETH + ImmDt, or BTH + AtomicETH */
 #define EMU_ROCE_HDR_MAX 48
@@ -29,6 +30,7 @@ enum {
 	EMU_TR_RC = 0x00,
 	EMU_TR_UC = 0x20,
 	EMU_TR_UD = 0x60,
+	EMU_TR_XRC = 0xa0,
 };
 
 /* Operation of the low 5 bits. */
@@ -168,7 +170,7 @@ uint64_t emu_atomic_ack_eth_get(const uint8_t *p);
 /* Offsets of the extended headers the opcode carries, from the start of
  * the BTH (0: absent); len = all of them together. */
 struct emu_ext_layout {
-	uint8_t deth, reth, aeth, atomic_eth, atomic_ack_eth, immdt, ieth;
+	uint8_t deth, xrceth, reth, aeth, atomic_eth, atomic_ack_eth, immdt, ieth;
 	uint8_t len;
 };
 
