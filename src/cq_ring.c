@@ -26,15 +26,8 @@ int mlx4dv_priv_cq_layout_check(const struct mlx4dv_cq *dv)
 /* libmlx4's layout of ibcq, checked. */
 static int cq_layout(struct ibv_cq *ibcq, struct mlx4dv_cq *dv)
 {
-	struct mlx4dv_obj obj;
-	int ret;
+	int ret = mlx4dv_priv_raw_cq(ibcq, dv);
 
-	memset(dv, 0, sizeof(*dv));
-	memset(&obj, 0, sizeof(obj));
-	dv->comp_mask = MLX4DV_CQ_MASK_UAR;	/* an input: ask for the UAR */
-	obj.cq.in = ibcq;
-	obj.cq.out = dv;
-	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_CQ);
 	if (ret)
 		return ret;
 	return mlx4dv_priv_cq_layout_check(dv);
