@@ -413,7 +413,7 @@ static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 		return;
 	}
 	status = rx_status(f, len, &pinfo);
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++) {
 		struct emu_qp *rx = emu_dev.qp_tab[i];
 
 		if (!rx || !rx->used || rx == tx || rx->is_wq || rx->type != EMU_QPT_RAW ||

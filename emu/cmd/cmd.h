@@ -77,9 +77,6 @@ int emu_cmd_detach_mcast(struct emu_cmd *c);
 void emu_clock_caps(struct ib_uverbs_ex_query_device_resp *r,
 		    struct mlx4_uverbs_ex_query_device_resp *drv);
 
-/* Multicast table sizes for QUERY_DEVICE. */
-void emu_mcast_caps(struct ib_uverbs_query_device_resp *r);
-
 /* object lookup by handle, NULL when the handle is not a live object */
 struct emu_pd *emu_pd_get(struct emu_ctx *ctx, uint32_t h);
 struct emu_cq *emu_cq_get(struct emu_ctx *ctx, uint32_t h);
