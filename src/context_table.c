@@ -10,9 +10,13 @@
  * under bf_lock). Each handle gets a whole register, so two handles never
  * race on one register and no lock is needed on the data path.
  *
- * Entries are keyed by the context pointer together with its device
- * pointer and command fd, so that a new context allocated at the address
- * of a closed one is not mistaken for it.
+ * An entry belongs to one open context: a context allocated at the address
+ * of a closed one, with the same device and the same fd numbers, must not
+ * inherit its layout override or its cached answers. Entries are keyed by
+ * the context pointer, device pointer, command fd and async fd, and an
+ * entry whose context's async fd is no longer the file it was watched on
+ * (context_watch.c) is dropped when next looked up. A context whose async
+ * fd cannot be watched (not a uverbs context) is matched on the key alone.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,6 +42,8 @@ struct context_entry {
 	struct ibv_context	*context;
 	struct ibv_device	*device;
 	int			cmd_fd;
+	int			async_fd;
+	bool			watched;	/* async_fd is watched */
 	bool			is_mlx4;
 	uint64_t		last_use;
 	uint32_t		bf_reg_size;
@@ -119,22 +125,43 @@ static void default_bf_layout(uint32_t *reg_size, uint32_t *regs)
 	*regs = bf_regs_cap(*reg_size, *regs);
 }
 
+static bool entry_closed(const struct context_entry *e)
+{
+	return e->watched && !mlx4dv_priv_fd_watched(e->async_fd);
+}
+
+/* Forgets the context of an entry. A mapping still in use stays for
+ * mlx4dv_priv_bf_reg_release(), which finds it by address. */
+static void entry_retire(struct context_entry *e)
+{
+	e->context = NULL;
+	e->device = NULL;
+	e->watched = false;
+}
+
 static struct context_entry *find_entry(struct ibv_context *context)
 {
 	for (size_t i = 0; i < CONTEXT_TABLE_SIZE; i++) {
 		struct context_entry *e = &table[i];
 
-		if (e->context == context && e->device == context->device &&
-		    e->cmd_fd == context->cmd_fd) {
-			e->last_use = ++use_clock;
-			return e;
+		if (e->context != context || e->device != context->device ||
+		    e->cmd_fd != context->cmd_fd ||
+		    e->async_fd != context->async_fd)
+			continue;
+		if (entry_closed(e)) {
+			/* a new context where a closed one was */
+			entry_retire(e);
+			return NULL;
 		}
+		e->last_use = ++use_clock;
+		return e;
 	}
 	return NULL;
 }
 
-/* A free slot, else the least recently used one without a mapping. */
-static struct context_entry *new_entry(struct ibv_context *context)
+/* A slot without a mapping: a free one, else one of a closed context,
+ * else the least recently used. */
+static struct context_entry *pick_slot(void)
 {
 	struct context_entry *victim = NULL;
 
@@ -143,22 +170,29 @@ static struct context_entry *new_entry(struct ibv_context *context)
 
 		if (e->bf_page)
 			continue;
-		if (!e->context) {
-			victim = e;
-			break;
-		}
+		if (!e->context || entry_closed(e))
+			return e;
 		if (!victim || e->last_use < victim->last_use)
 			victim = e;
 	}
-	if (!victim)
-		return NULL;
-	memset(victim, 0, sizeof(*victim));
-	victim->context = context;
-	victim->device = context->device;
-	victim->cmd_fd = context->cmd_fd;
-	victim->last_use = ++use_clock;
-	default_bf_layout(&victim->bf_reg_size, &victim->bf_regs_per_page);
 	return victim;
+}
+
+static struct context_entry *new_entry(struct ibv_context *context)
+{
+	struct context_entry *e = pick_slot();
+
+	if (!e)
+		return NULL;
+	memset(e, 0, sizeof(*e));
+	e->context = context;
+	e->device = context->device;
+	e->cmd_fd = context->cmd_fd;
+	e->async_fd = context->async_fd;
+	e->watched = !mlx4dv_priv_fd_watch(context->async_fd);
+	e->last_use = ++use_clock;
+	default_bf_layout(&e->bf_reg_size, &e->bf_regs_per_page);
+	return e;
 }
 
 static bool device_is_mlx4(struct ibv_device *device)

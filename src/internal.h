@@ -19,6 +19,19 @@ bool mlx4dv_priv_modalias_is_mlx4(const char *modalias);
 int mlx4dv_priv_read_modalias(const struct ibv_device *device, char *buf,
 			 size_t len);
 
+/* Whether a context is still open, context_watch.c. Callers serialise. */
+
+/*
+ * Starts watching the open file at fd (a context's async event fd) without
+ * holding a reference to it. 0, or an errno when it cannot be watched
+ * (EBADF: no fd; EPERM: a file that cannot be polled; epoll's errors).
+ */
+int mlx4dv_priv_fd_watch(int fd);
+
+/* True while fd still names the open file mlx4dv_priv_fd_watch() was
+ * given; false once that file is closed (even when fd is in use again). */
+bool mlx4dv_priv_fd_watched(int fd);
+
 /* Per-context state, context_table.c. */
 
 /*

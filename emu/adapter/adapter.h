@@ -17,11 +17,13 @@
 
 #include "adapter/attributes.h"
 #include "adapter/evq.h"
+#include "adapter/flow.h"
 #include "base/config.h"
 #include "base/trace.h"
 
 #define EMU_MAX_FLOW 1024
 #define EMU_MAX_CHANNELS 4096 /* completion channels of the adapter */
+#define EMU_MAX_WQN_RANGE 4096
 #define EMU_FIRST_QPN 0x48 /* QPNs below are reserved (special QPs) */
 #define EMU_FIRST_KEY_INDEX 2 /* index 1 key 0 is the invalid lkey 0x100 */
 /* BlueFlame registers in the BlueFlame page: 4096 bytes of 512-byte
@@ -84,6 +86,7 @@ struct emu_ctx {
 	struct emu_bf_asm bf_asm[EMU_BF_HALVES];
 	struct emu_bf_post bf_post[EMU_BF_HALVES];
 	uint32_t bf_post_taken[EMU_BF_HALVES];	/* engine: seq last executed */
+	uint16_t wqn_range;	/* 1 + slot of the open WQN range, 0 = none */
 };
 
 struct emu_channel {
@@ -159,13 +162,13 @@ struct emu_ind_tbl {
 	uint32_t wqn[1 << 12];
 };
 
-struct emu_flow {
+/* Consecutive WQ numbers aligned to their count (qpn.h). */
+struct emu_wqn_range {
 	bool used;
+	bool dirty;		/* one of its WQs was destroyed */
 	struct emu_ctx *ctx;
-	uint32_t qpn;
-	uint32_t type;		/* ibv_flow_attr_type */
-	bool has_mac;
-	uint8_t mac[6], mac_mask[6];
+	uint32_t base, size;
+	uint32_t refcount;	/* WQs alive; base + refcount is the next */
 };
 
 struct emu_path {
@@ -220,8 +223,9 @@ struct emu_qp {
 	struct emu_ind_tbl *ind;
 	uint64_t hash_fields;
 	uint8_t hash_key[40];
-	/* flow steering present for this QP */
+	/* flow steering rules steering to this QP */
 	uint32_t nflows;
+	uint16_t wqn_range;	/* WQ: 1 + slot of its WQN range */
 	/* BlueFlame post waiting for its ring slot to be readable */
 	uint8_t bf_copy[512];
 	bool bf_pending;
@@ -276,6 +280,8 @@ struct emu_dev {
 	uint32_t qp_end, cq_end, srq_end, key_end, ctx_end;
 	uint32_t uars_used;	/* contexts past GET_CONTEXT */
 	uint32_t qpn_hint;
+	uint8_t *qpn_held;	/* per QPN: reserved by a WQN range */
+	struct emu_wqn_range wqn_range[EMU_MAX_WQN_RANGE];
 	struct emu_qp **active;	/* QPs and WQs the engine scans */
 	uint32_t nactive;
 	struct emu_cq **active_cq;

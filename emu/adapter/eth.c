@@ -2,18 +2,14 @@
 /*
  * Raw Ethernet between the raw packet QPs of the process.
  *
- * Delivery rule (a simplification of the port's flow steering): a frame
- * sent on port P goes to port P itself, or to the other port when the two
- * are cabled to each other; nowhere while either link is down; and is
- * dropped by a receiving port whose MTU it exceeds.  It reaches every
- * other raw packet QP of that port in RTR or RTS
- * that either has flow rules of which one matches (an Ethernet rule on the
- * destination MAC under its mask; a rule without an Ethernet spec, an
- * all-default or sniffer rule matches everything; a multicast-default rule
- * matches multicast frames), or has no flow rule at all and the frame is
- * for the port MAC, broadcast or multicast.  An RSS QP that matches hands
- * the frame to the WQ its indirection table names at Toeplitz hash &
- * (size - 1).  Receivers with no posted WQE drop the frame.
+ * Delivery: a frame sent on port P arrives at port P itself, or at the
+ * other port when the two are cabled to each other; nowhere while either
+ * link is down; and is dropped by a receiving port whose MTU it exceeds.
+ * The port's flow rules (flow.c) pick its destination QP; a frame no rule
+ * takes goes to the raw packet QPs of the port that have no rule at all
+ * when it is for the port MAC, broadcast or multicast (a convenience for
+ * programs without rules: the hardware would drop it).  The sender never
+ * receives its own frame.  Receivers with no posted WQE drop the frame.
  *
  * Offloads: the IP and TCP/UDP checksum flags of the send WQE fill in the
  * checksums of the delivered copy; LSO cuts the payload into MSS-sized
@@ -26,6 +22,7 @@
 
 #include "adapter/abi.h"
 #include "adapter/cq.h"
+#include "adapter/flow.h"
 #include "adapter/objects.h"
 #include "adapter/port.h"
 #include "adapter/wqe.h"
@@ -334,40 +331,44 @@ static uint32_t rss_hash(const struct emu_qp *qp, const uint8_t *f, uint32_t len
 	return n ? toeplitz(qp->hash_key, in, n) : 0;
 }
 
-static bool flow_match(const struct emu_qp *qp, const uint8_t *dmac)
+/* The fields the flow rules look at. */
+static void flow_keys(const uint8_t *f, uint32_t len, struct emu_flow_keys *k)
 {
-	bool mcast = dmac[0] & 1;
+	struct l3l4 p;
 
-	if (!qp->nflows) {
-		uint8_t mac[6];
-
-		emu_port_mac(qp->port, mac);
-		return mcast || !memcmp(dmac, mac, 6);
+	memset(k, 0, sizeof(*k));
+	k->dmac = f;
+	if (len >= 16 && ld_be16(f + 12) == 0x8100) {
+		k->tagged = true;
+		memcpy(&k->tci, f + 14, 2);
 	}
-	for (unsigned i = 0; i < EMU_MAX_FLOW; i++) {
-		const struct emu_flow *fl = &emu_dev.flow[i];
-		bool ok = true;
-
-		if (!fl->used || fl->qpn != qp->qpn)
-			continue;
-		if (fl->type == IBV_FLOW_ATTR_ALL_DEFAULT || fl->type == IBV_FLOW_ATTR_SNIFFER)
-			return true;
-		if (fl->type == IBV_FLOW_ATTR_MC_DEFAULT) {
-			if (mcast)
-				return true;
-			continue;
-		}
-		for (int b = 0; b < 6 && fl->has_mac; b++)
-			if ((dmac[b] & fl->mac_mask[b]) != (fl->mac[b] & fl->mac_mask[b]))
-				ok = false;
-		if (ok)
-			return true;
+	parse(f, len, &p);
+	if (p.ipver == 4) {
+		k->ipv4 = true;
+		memcpy(&k->src_ip, f + p.l3 + 12, 4);
+		memcpy(&k->dst_ip, f + p.l3 + 16, 4);
 	}
-	return false;
+	if (p.l4) {
+		k->l4_proto = p.proto;
+		memcpy(&k->sport, f + p.l4, 2);
+		memcpy(&k->dport, f + p.l4 + 2, 2);
+	}
 }
 
-static void deliver_to(struct emu_qp *rx, const uint8_t *f, uint32_t len,
-		       uint32_t status, uint32_t pinfo, uint32_t hash)
+struct rx_frame {
+	const uint8_t *f;
+	uint32_t len, status, pinfo;
+};
+
+/*
+ * One receive WQE takes the frame.  A frame longer than the WQE's scatter
+ * list completes it with a local length error and the queue goes on with
+ * its next WQE: DPDK's mlx4 receive path counts such a CQE as a dropped
+ * packet and keeps polling the same queue, with no way to bring a queue
+ * back from the error state.  A protection error moves the QP to ERR, as
+ * on every other QP type.
+ */
+static void deliver_to(struct emu_qp *rx, const struct rx_frame *fr, uint32_t hash)
 {
 	struct emu_gather g = { 0 };
 	struct emu_rwqe w;
@@ -376,27 +377,71 @@ static void deliver_to(struct emu_qp *rx, const uint8_t *f, uint32_t len,
 
 	if (!emu_rq_take(rx, &w))
 		return;
-	emu_gather_add(&g, f, len);
+	emu_gather_add(&g, fr->f, fr->len);
 	syn = emu_scatter(&w, &g);
 	if (syn) {
 		emu_cqe_write_error(w.cq, rx->qpn, false, w.wqe_index, (uint8_t)syn, 0);
-		emu_qp_set_error(rx);
+		if (syn != EMU_SYN_LOCAL_LENGTH)
+			emu_qp_set_error(rx);
+		EMU_TRACE("QPN 0x%x: %u-byte frame, receive WQE 0x%x: syndrome 0x%x",
+			  rx->qpn, fr->len, w.wqe_index, syn);
 		return;
 	}
 	memset(&c, 0, sizeof(c));
-	c.vlan_my_qpn = htobe32(rx->qpn | pinfo);
+	c.vlan_my_qpn = htobe32(rx->qpn | fr->pinfo);
 	c.immed_rss_invalid = htobe32(hash);
-	c.status = htobe32(status);
-	c.byte_cnt = htobe32(len);
+	c.status = htobe32(fr->status);
+	c.byte_cnt = htobe32(fr->len);
 	c.wqe_index = htobe16(w.wqe_index);
 	emu_cqe_write(w.cq, &c, 0x01, false);
 	EMU_CTR_INC(packets);
 }
 
+/* A destination QP: a raw QP in RTR or RTS takes the frame itself, an RSS
+ * QP hands it to the WQ its indirection table names at Toeplitz hash &
+ * (size - 1); a QP in another state (mlx4's drop queue is a raw QP left
+ * in RESET) or a WQ that is not ready drops it. */
+static void deliver_qp(struct emu_qp *rx, void *arg)
+{
+	const struct rx_frame *fr = arg;
+
+	if (rx->is_wq || rx->type != EMU_QPT_RAW ||
+	    (rx->state != EMU_QPS_RTR && rx->state != EMU_QPS_RTS))
+		return;
+	if (rx->is_rss) {
+		uint32_t hash = rss_hash(rx, fr->f, fr->len);
+		uint32_t size = 1u << rx->ind->log_size;
+		struct emu_qp *wq = emu_qp_by_qpn(rx->ind->wqn[hash & (size - 1)]);
+
+		if (wq && wq->is_wq && wq->state == EMU_QPS_RTR)
+			deliver_to(wq, fr, hash);
+	} else {
+		deliver_to(rx, fr, 0);
+	}
+}
+
+/* A frame no rule steers reaches the raw QPs of the port that have no
+ * rule at all when it is for the port MAC, broadcast or multicast. */
+static void deliver_unsteered(const struct emu_qp *tx, unsigned port, struct rx_frame *fr)
+{
+	uint8_t mac[6];
+
+	emu_port_mac(port, mac);
+	if (!(fr->f[0] & 1) && memcmp(fr->f, mac, 6))
+		return;
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++) {
+		struct emu_qp *rx = emu_dev.qp_tab[i];
+
+		if (rx && rx->used && rx != tx && !rx->nflows && rx->port == port)
+			deliver_qp(rx, fr);
+	}
+}
+
 static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 {
 	unsigned port = emu_port_peer(tx->port);
-	uint32_t status, pinfo;
+	struct emu_flow_keys k;
+	struct rx_frame fr = { .f = f, .len = len };
 
 	if (len < 14)
 		return;
@@ -412,26 +457,10 @@ static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 			  emu_port_mtu(port));
 		return;
 	}
-	status = rx_status(f, len, &pinfo);
-	for (uint32_t i = 0; i < emu_dev.qp_end; i++) {
-		struct emu_qp *rx = emu_dev.qp_tab[i];
-
-		if (!rx || !rx->used || rx == tx || rx->is_wq || rx->type != EMU_QPT_RAW ||
-		    rx->port != port || (rx->state != EMU_QPS_RTR &&
-					     rx->state != EMU_QPS_RTS) ||
-		    !flow_match(rx, f))
-			continue;
-		if (rx->is_rss) {
-			uint32_t hash = rss_hash(rx, f, len);
-			uint32_t size = 1u << rx->ind->log_size;
-			struct emu_qp *wq = emu_qp_by_qpn(rx->ind->wqn[hash & (size - 1)]);
-
-			if (wq && wq->is_wq && wq->state == EMU_QPS_RTR)
-				deliver_to(wq, f, len, status, pinfo, hash);
-		} else {
-			deliver_to(rx, f, len, status, pinfo, 0);
-		}
-	}
+	fr.status = rx_status(f, len, &fr.pinfo);
+	flow_keys(f, len, &k);
+	if (!emu_flow_steer(port, tx->port, tx, &k, deliver_qp, &fr))
+		deliver_unsteered(tx, port, &fr);
 }
 
 static uint32_t linearize(const struct emu_gather *g, uint8_t *dst, uint32_t max)

@@ -8,6 +8,7 @@
 #include "adapter/events.h"
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
+#include "adapter/qpn.h"
 
 bool emu_pd_in_use(uint32_t pdn)
 {
@@ -48,9 +49,8 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 {
 	if (!emu_dev.qp_tab)
 		return;
-	for (unsigned i = 0; i < EMU_MAX_FLOW; i++)
-		if (emu_dev.flow[i].used && emu_dev.flow[i].ctx == ctx)
-			emu_dev.flow[i].used = false;
+	emu_flow_remove_ctx(ctx);
+	emu_qpn_release_ctx(ctx);
 	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
 		    emu_dev.qp_tab[i]->ctx == ctx) {

@@ -37,10 +37,11 @@ static int dev_tables_init(void)
 	emu_dev.qp_tab_size = qp_tab_size();
 	emu_dev.qp_tab = calloc(emu_dev.qp_tab_size, sizeof(*emu_dev.qp_tab));
 	emu_dev.active = calloc(emu_dev.qp_tab_size, sizeof(*emu_dev.active));
+	emu_dev.qpn_held = calloc(emu_dev.qp_tab_size, 1);
 	emu_dev.active_cq = calloc(EMU_MAX_CQ, sizeof(*emu_dev.active_cq));
 	emu_dev.nkeys = EMU_FIRST_KEY_INDEX + emu_cfg.max_mr;
 	emu_dev.keys = calloc(emu_dev.nkeys, sizeof(*emu_dev.keys));
-	if (!emu_dev.qp_tab || !emu_dev.active || !emu_dev.active_cq ||
+	if (!emu_dev.qp_tab || !emu_dev.active || !emu_dev.qpn_held || !emu_dev.active_cq ||
 	    !emu_dev.keys)
 		return ENOMEM;
 	emu_dev.fault_cqe.qpn = emu_cfg.fault_cqe_qpn;

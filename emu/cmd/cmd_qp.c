@@ -15,6 +15,7 @@
 #include "adapter/events.h"
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
+#include "adapter/qpn.h"
 #include "cmd/qp_state.h"
 #include "cmd/sizes.h"
 #include "adapter/doorbell.h"
@@ -24,35 +25,6 @@ struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h)
 	struct emu_qp *qp = emu_qp_by_qpn(h);
 
 	return qp && qp->ctx == ctx && !qp->is_wq ? qp : NULL;
-}
-
-static struct emu_qp *qp_alloc(void)
-{
-	uint32_t first = EMU_FIRST_QPN, span = emu_dev.qp_tab_size - EMU_FIRST_QPN;
-
-	if (emu_qps_in_use() >= emu_cfg.max_qp)
-		return NULL;
-
-	for (uint32_t n = 0; n < span; n++) {
-		uint32_t qpn = first + (emu_dev.qpn_hint + n) % span;
-		struct emu_qp *qp;
-
-		if (emu_dev.qp_tab[qpn] && emu_dev.qp_tab[qpn]->used)
-			continue;
-		qp = emu_dev.qp_tab[qpn];
-		if (!qp) {
-			qp = aligned_alloc(64, (sizeof(*qp) + 63) & ~(size_t)63);
-			if (!qp)
-				return NULL;
-			emu_dev.qp_tab[qpn] = qp;
-		}
-		memset(qp, 0, sizeof(*qp));
-		qp->qpn = qpn;
-		emu_table_note(&emu_dev.qp_end, qpn);
-		emu_dev.qpn_hint = (qpn - first + 1) % span;
-		return qp;
-	}
-	return NULL;
 }
 
 static void qp_attach_faults(struct emu_qp *qp)
@@ -165,7 +137,7 @@ static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 	    q->max_send_sge > emu_cfg.max_sge || q->max_recv_sge > emu_cfg.max_sge ||
 	    q->max_inline > emu_cfg.max_inline)
 		return EINVAL;
-	qp = qp_alloc();
+	qp = emu_qpn_alloc_qp();
 	if (!qp)
 		return ENOMEM;
 	qp->ctx = c->ctx;
@@ -524,9 +496,7 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)
 		return err;
-	for (unsigned i = 0; i < EMU_MAX_FLOW; i++)
-		if (emu_dev.flow[i].used && emu_dev.flow[i].qpn == qp->qpn)
-			emu_dev.flow[i].used = false;
+	emu_flow_remove_qp(qp->qpn);
 	/* uverbs detaches a QP's groups before it destroys it */
 	emu_mcast_detach_all(qp->qpn);
 	qp->used = false;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * SRQ, receive WQ, RSS indirection table and flow steering commands.
+ * SRQ, receive WQ and RSS indirection table commands.
  * SRQ geometry as libmlx4 lays it out (verbs.c mlx4_create_srq, srq.c):
  * roundup_pow_of_two(max_wr + 1) WQEs of a 16-byte next segment plus
  * max_sge data segments, stride a power of two of at least 32 bytes.
@@ -12,6 +12,7 @@
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/objects.h"
+#include "adapter/qpn.h"
 #include "cmd/sizes.h"
 
 struct emu_srq *emu_srq_get(struct emu_ctx *ctx, uint32_t h)
@@ -166,33 +167,23 @@ int emu_cmd_create_wq(struct emu_cmd *c)
 	if (emu_probe_rw(drv.buf_addr, ((uint64_t)cnt << shift) + sq_bytes) ||
 	    emu_probe_rw(drv.db_addr, 4))
 		return EFAULT;
-	if (emu_qps_in_use() >= emu_cfg.max_qp)
-		return ENOMEM;
-	for (uint32_t qpn = EMU_FIRST_QPN; qpn < emu_dev.qp_tab_size; qpn++) {
-		if (emu_dev.qp_tab[qpn] && emu_dev.qp_tab[qpn]->used)
-			continue;
-		if (!emu_dev.qp_tab[qpn]) {
-			emu_dev.qp_tab[qpn] = aligned_alloc(64,
-				(sizeof(struct emu_qp) + 63) & ~(size_t)63);
-			if (!emu_dev.qp_tab[qpn])
-				return ENOMEM;
-		}
-		wq = emu_dev.qp_tab[qpn];
-		memset(wq, 0, sizeof(*wq));
-		wq->qpn = qpn;
-		emu_table_note(&emu_dev.qp_end, qpn);
-		break;
-	}
+	/* mlx4_ib create_qp_common (RWQ): no driver extensions */
+	if (drv.comp_mask || drv.reserved[0] || drv.reserved[1] || drv.reserved[2] ||
+	    drv.log_range_size > EMU_LOG_MAX_WQN_RANGE)
+		return EOPNOTSUPP;
+	wq = emu_qpn_alloc_wq(c->ctx, drv.log_range_size, &err);
 	if (!wq)
-		return ENOMEM;
+		return err;
 	r.response_length = sizeof(r);
 	r.wq_handle = wq->qpn;
 	r.wqn = wq->qpn;
 	r.max_wr = cnt;
 	r.max_sge = q->max_sge;
 	err = emu_put_resp(c, &r, sizeof(r));
-	if (err)
+	if (err) {
+		emu_qpn_release_wq(wq);
 		return err;
+	}
 	wq->is_wq = true;
 	wq->type = EMU_QPT_RAW;
 	wq->ctx = c->ctx;
@@ -277,6 +268,7 @@ int emu_cmd_destroy_wq(struct emu_cmd *c)
 	if (err)
 		return err;
 	wq->used = false;
+	emu_qpn_release_wq(wq);
 	emu_rebuild_active_qps();
 	return 0;
 }
@@ -298,6 +290,11 @@ int emu_cmd_create_ind_tbl(struct emu_cmd *c)
 		return EINVAL;
 	for (uint32_t i = 0; i < n; i++)
 		if (!wq_get(c->ctx, handles[i]))
+			return EINVAL;
+	/* mlx4_ib_create_rwq_ind_table: the RSS context takes a base WQN
+	 * aligned to the table size and the numbers following it */
+	for (uint32_t i = 0; i < n; i++)
+		if (handles[i] != handles[0] + i || handles[0] % n)
 			return EINVAL;
 	for (uint32_t i = 1; i < EMU_MAX_IND_TBL && slot == EMU_MAX_IND_TBL; i++)
 		if (!emu_dev.ind[i])
@@ -340,78 +337,5 @@ int emu_cmd_destroy_ind_tbl(struct emu_cmd *c)
 			return EBUSY;
 	emu_dev.ind[q->ind_tbl_handle] = NULL;
 	free(t);
-	return 0;
-}
-
-/* ---- flow steering: only the Ethernet destination MAC is matched ---- */
-
-int emu_cmd_create_flow(struct emu_cmd *c)
-{
-	const struct ib_uverbs_create_flow *q = c->in;
-	struct ib_uverbs_create_flow_resp r = { 0 };
-	const uint8_t *spec = (const uint8_t *)c->in_raw + sizeof(*q);
-	const uint8_t *end = (const uint8_t *)c->in_raw + c->in_raw_len;
-	struct emu_qp *qp = emu_qp_get(c->ctx, q->qp_handle);
-	struct emu_flow *f = NULL;
-	int err;
-
-	/* flow_attr.size counts the specs only, not flow_attr itself (kernel
-	 * uverbs_cmd.c ib_uverbs_ex_create_flow; libibverbs cmd_flow.c). */
-	if (!qp || q->comp_mask || qp->type != EMU_QPT_RAW ||
-	    (size_t)(end - spec) < q->flow_attr.size)
-		return EINVAL;
-	end = spec + q->flow_attr.size;
-	for (unsigned i = 0; i < EMU_MAX_FLOW && !f; i++)
-		if (!emu_dev.flow[i].used)
-			f = &emu_dev.flow[i];
-	if (!f)
-		return ENOMEM;
-	memset(f, 0, sizeof(*f));
-	f->type = q->flow_attr.type;
-	for (unsigned i = 0; i < q->flow_attr.num_of_specs; i++) {
-		struct ib_uverbs_flow_spec_hdr h;
-
-		if (end - spec < (ptrdiff_t)sizeof(h))
-			return EINVAL;
-		memcpy(&h, spec, sizeof(h));
-		if (h.size < sizeof(h) || end - spec < h.size)
-			return EINVAL;
-		if (h.type == IBV_FLOW_SPEC_ETH &&
-		    h.size >= sizeof(struct ib_uverbs_flow_spec_eth)) {
-			struct ib_uverbs_flow_spec_eth eth;
-
-			memcpy(&eth, spec, sizeof(eth));
-			memcpy(f->mac, eth.val.dst_mac, 6);
-			memcpy(f->mac_mask, eth.mask.dst_mac, 6);
-			f->has_mac = true;
-		}
-		spec += h.size;
-	}
-	r.flow_handle = (uint32_t)(f - emu_dev.flow);
-	err = emu_put_resp(c, &r, sizeof(r));
-	if (err)
-		return err;
-	f->used = true;
-	f->ctx = c->ctx;
-	f->qpn = qp->qpn;
-	qp->nflows++;
-	return 0;
-}
-
-int emu_cmd_destroy_flow(struct emu_cmd *c)
-{
-	const struct ib_uverbs_destroy_flow *q = c->in;
-	struct emu_flow *f;
-	struct emu_qp *qp;
-
-	if (q->comp_mask || q->flow_handle >= EMU_MAX_FLOW)
-		return EINVAL;
-	f = &emu_dev.flow[q->flow_handle];
-	if (!f->used || f->ctx != c->ctx)
-		return EINVAL;
-	f->used = false;
-	qp = emu_qp_by_qpn(f->qpn);
-	if (qp && qp->nflows)
-		qp->nflows--;
 	return 0;
 }

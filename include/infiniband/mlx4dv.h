@@ -5323,6 +5323,11 @@ void mlx4dv_qp_rings_release(struct mlx4dv_qp_rings *rings);
  * bf_regs_per_page: registers in the page, a power of two >= 2; capped at
  *                  page size / bf_reg_size.
  *
+ * The layout holds for this context until ibv_close_device(); a context
+ * opened later starts from the default even when it gets the closed one's
+ * address and fd numbers (libmlx4dv watches the context's async event fd,
+ * whose open file ends with the context).
+ *
  * Errors: EINVAL (bad values, NULL), EPROTONOSUPPORT (not mlx4), EBUSY
  * (the context's BlueFlame page is in use with another layout).
  */

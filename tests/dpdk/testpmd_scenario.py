@@ -407,6 +407,42 @@ def link(t):
     clean_fwd(t.cmd("stop"), (0, 1), "after link down and up")
 
 
+PORT1_MAC = "00:02:C9:0E:4D:02"
+
+
+def rx_queues(t, port, what):
+    """Receives on `port` with rxonly what port 0 sent with txonly (it
+    waits in the receive rings); returns the per-queue packet counts."""
+    send_txonly(t, 2000)
+    t.cmd("clear port stats all")
+    t.cmd("set fwd rxonly")
+    t.cmd("start")
+    st = t.wait_rx(port, 128)
+    t.cmd("stop")
+    clean_nic(st, port, what)
+    xs = t.xstats(port)
+    per_q = [xs.get("rx_q%d_packets" % q, 0) for q in range(4)]
+    print("%s: per-queue packets:" % what, per_q)
+    expect(sum(per_q) == xs["rx_good_packets"], "%s: queues add up to the port" % what)
+    return per_q
+
+
+def flow(t):
+    # port 0 sends many flows (the source address varies) to port 1's MAC,
+    # UDP port 9: a rule on that port takes all of them to queue 1 alone
+    rule = ("flow create 1 ingress pattern eth dst is %s / ipv4 / udp dst is %%d / end "
+            "actions queue index 1 / end" % PORT1_MAC)
+    expect("Flow rule #0 created" in t.cmd(rule % 9), "flow: rule on UDP port 9 created")
+    per_q = rx_queues(t, 1, "flow udp 9")
+    expect(per_q[1] > 0 and per_q[0] == per_q[2] == per_q[3] == 0,
+           "flow: every packet to UDP port 9 on queue 1, none elsewhere")
+    # a rule for another port takes nothing: RSS spreads the frames again
+    t.cmd("flow flush 1")
+    expect("Flow rule #0 created" in t.cmd(rule % 10), "flow: rule on UDP port 10 created")
+    per_q = rx_queues(t, 1, "flow udp 10")
+    expect(all(n > 0 for n in per_q), "flow: no match, every one of 4 queues received")
+
+
 SCENARIOS = {
     "io": (TWO_PORTS, [], io_tx_first),
     "io_2q": (TWO_PORTS, ["--rxq=2", "--txq=2"], io_tx_first),
@@ -416,6 +452,8 @@ SCENARIOS = {
     "rss": (TWO_PORTS, ["--rxq=4", "--txq=4", "--txonly-multi-flow"], rss),
     "multiseg_scatter": (TWO_PORTS, ["--enable-scatter", "--mbuf-size=2176", "--max-pkt-len=9018",
                                      "--tx-offloads=0x8000"], multiseg_scatter),
+    "flow": (TWO_PORTS, ["--rxq=4", "--txq=4", "--txonly-multi-flow",
+                         "--eth-peer=0,%s" % PORT1_MAC], flow),
     "restart": (TWO_PORTS, [], restart),
     "link": (TWO_PORTS, [], link),
 }

@@ -9,6 +9,11 @@
  * alone (no doorbell); the device must count the BlueFlame copy, which it
  * sees only on the page of a live context (it also runs the WQE from the
  * ring by its owner bit, so the completion alone would not tell).
+ *
+ * The same holds for what the program told the unit about a context: a
+ * BlueFlame layout set with mlx4dv_set_blueflame_layout() belongs to that
+ * context and ends with it; a new context at the same address and fd
+ * starts from the default layout.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
@@ -132,6 +137,70 @@ static void blueflame_write_works(struct ibv_context *ctx, uint8_t seed)
 	assert_int_equal(ibv_dealloc_pd(d.pd), 0);
 }
 
+/* Offset in its page of the register a BlueFlame handle of a new RC QP on
+ * ctx gets: register 1, so the offset is the context's register size. */
+static uintptr_t first_bf_reg_offset(struct ibv_context *ctx)
+{
+	struct ibv_qp_cap cap = { .max_send_wr = 4, .max_recv_wr = 4,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	struct unit_dev d = { .ctx = ctx, .port = 1 };
+	struct mlx4dv_sq_ring sq;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), off;
+
+	d.pd = ibv_alloc_pd(ctx);
+	assert_non_null(d.pd);
+	cq = ibv_create_cq(ctx, 4, NULL, NULL, 0);
+	assert_non_null(cq);
+	qp = unit_qp_create(&d, IBV_QPT_RC, cq, cq, NULL, &cap);
+	assert_non_null(qp);
+	assert_int_equal(mlx4dv_sq_ring_init(&sq, qp, MLX4DV_RING_INIT_BLUEFLAME), 0);
+	assert_true(sq.flags & MLX4DV_SQ_RING_BLUEFLAME);
+	off = (uintptr_t)sq.bf_reg & (page - 1);
+	mlx4dv_sq_ring_release(&sq);
+	assert_int_equal(ibv_destroy_qp(qp), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_dealloc_pd(d.pd), 0);
+	return off;
+}
+
+static void test_reopened_context_gets_default_layout(void **state)
+{
+	struct ibv_context *prev = NULL;
+	int prev_fd = -1, reused = 0;
+
+	(void)state;
+	/* Each round: a new context starts at the default 512-byte
+	 * registers; the override is taken (1024-byte registers) and the
+	 * context closed with it in place. */
+	for (int round = 0; round < MAX_TRIES && reused < 2; round++) {
+		struct ibv_context *ctx = open_first();
+		uintptr_t off = first_bf_reg_offset(ctx);
+
+		if (ctx == prev && ctx->cmd_fd == prev_fd) {
+			reused++;
+			if (off != 512)
+				fail_msg("context %p (fd %d) reopened at a closed one's address "
+					 "has its register at %lu, the closed context's layout",
+					 (void *)ctx, ctx->cmd_fd, (unsigned long)off);
+		}
+		assert_int_equal(off, 512);
+		assert_int_equal(mlx4dv_set_blueflame_layout(ctx, 1024, 4), 0);
+		assert_int_equal(first_bf_reg_offset(ctx), 1024);
+		prev = ctx;
+		prev_fd = ctx->cmd_fd;
+		assert_int_equal(ibv_close_device(ctx), 0);
+	}
+	if (!reused) {
+		print_message("no context came back at a closed one's address and fd in %d rounds\n",
+			      MAX_TRIES);
+		skip();
+	}
+	print_message("%d contexts at the address and fd of the one closed before them\n",
+		      reused);
+}
+
 static void test_reopened_context_gets_its_own_page(void **state)
 {
 	struct ibv_context *prev = NULL;
@@ -164,6 +233,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reopened_context_gets_its_own_page),
+		cmocka_unit_test(test_reopened_context_gets_default_layout),
 	};
 
 	return cmocka_run_group_tests_name("unit_context_reuse", tests, NULL, NULL);
