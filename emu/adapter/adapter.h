@@ -54,7 +54,12 @@ enum emu_qp_type {
 	EMU_QPT_UC = 3,
 	EMU_QPT_UD = 4,
 	EMU_QPT_RAW = 8,
+	EMU_QPT_XRC_INI = 9,	/* IBV_QPT_XRC_SEND: send only */
+	EMU_QPT_XRC_TGT = 10,	/* IBV_QPT_XRC_RECV: no rings, receives on XRC SRQs */
 };
+
+struct emu_xrcd;
+struct emu_xrcd_handle;
 
 /* ibv_qp_state values. */
 enum emu_qp_state {
@@ -153,6 +158,10 @@ struct emu_srq {
 	uint32_t limit;
 	uint32_t async_events;
 	bool lost;		/* its ring or record was unmapped */
+	/* XRC SRQ: its domain, the handle it was made through, its CQ */
+	struct emu_xrcd *xrcd;
+	struct emu_xrcd_handle *xrcd_via;
+	struct emu_cq *cq;
 };
 
 struct emu_ind_tbl {
@@ -223,6 +232,11 @@ struct emu_qp {
 	struct emu_ind_tbl *ind;
 	uint64_t hash_fields;
 	uint8_t hash_key[40];
+	/* XRC target: its domain, how many handles it has (xrc.c), and the
+	 * XRC SRQ the request being executed names (emu_xrc_bind) */
+	struct emu_xrcd *xrcd;
+	uint32_t xrc_handles;
+	struct emu_srq *xrc_srq;
 	/* flow steering rules steering to this QP */
 	uint32_t nflows;
 	uint16_t wqn_range;	/* WQ: 1 + slot of its WQN range */

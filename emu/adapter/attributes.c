@@ -14,16 +14,17 @@
 #include "adapter/port.h"
 #include "wire/identity.h"
 
-/* What the device implements of what a ConnectX-3 reports; XRC and the
- * memory management extensions (fast registration) are not emulated, so
- * their bits stay clear. */
+/* What the device implements of what a ConnectX-3 reports; the memory
+ * management extensions (fast registration) are not emulated, so their
+ * bit stays clear. */
 #define EMU_DEVICE_CAP_FLAGS                                              \
 	(IBV_DEVICE_BAD_PKEY_CNTR | IBV_DEVICE_BAD_QKEY_CNTR |            \
 	 IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_UD_AV_PORT_ENFORCE |      \
 	 IBV_DEVICE_PORT_ACTIVE_EVENT | IBV_DEVICE_SYS_IMAGE_GUID |        \
 	 IBV_DEVICE_RC_RNR_NAK_GEN | IBV_DEVICE_MEM_WINDOW |               \
-	 IBV_DEVICE_UD_IP_CSUM | IBV_DEVICE_MEM_WINDOW_TYPE_2B |           \
-	 IBV_DEVICE_RAW_IP_CSUM | IBV_DEVICE_MANAGED_FLOW_STEERING)
+	 IBV_DEVICE_UD_IP_CSUM | IBV_DEVICE_XRC |                          \
+	 IBV_DEVICE_MEM_WINDOW_TYPE_2B | IBV_DEVICE_RAW_IP_CSUM |          \
+	 IBV_DEVICE_MANAGED_FLOW_STEERING)
 
 const struct emu_hca_attr emu_hca = {
 	.fw_ver = (2ULL << 32) | (42ULL << 16) | 5000,

@@ -39,6 +39,11 @@ int emu_cqe_write(struct emu_cq *cq, const struct emu_cqe *body,
 int emu_cqe_write_error(struct emu_cq *cq, uint32_t qpn, bool is_send,
 			uint16_t wqe_index, uint8_t syndrome, uint8_t vendor);
 
+/* Receive error CQE of an XRC SRQ: the target QPN (bit 23 set) and the
+ * SRQ number in the rqpn field, where libmlx4 looks for the SRQ. */
+int emu_cqe_write_xrc_recv_error(struct emu_cq *cq, uint32_t qpn, uint32_t srqn,
+				 uint16_t wqe_index, uint8_t syndrome);
+
 /* Marks every CQE owned by the device for the lap of the producer index
  * `first` that will next use it (at creation: owner bit 1 everywhere). */
 void emu_cq_init_owner(uint8_t *buf, uint32_t cnt, uint32_t cqe_size,

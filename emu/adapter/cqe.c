@@ -142,14 +142,15 @@ int emu_cqe_write(struct emu_cq *cq, const struct emu_cqe *body,
 	return ret;
 }
 
-int emu_cqe_write_error(struct emu_cq *cq, uint32_t qpn, bool is_send,
-			uint16_t wqe_index, uint8_t syndrome, uint8_t vendor)
+static int write_error(struct emu_cq *cq, uint32_t qpn, uint32_t rqpn, bool is_send,
+		       uint16_t wqe_index, uint8_t syndrome, uint8_t vendor)
 {
 	struct emu_cqe body;
 	uint8_t *raw = (uint8_t *)&body;
 
 	memset(&body, 0, sizeof(body));
 	body.vlan_my_qpn = htobe32(qpn);
+	body.g_mlpath_rqpn = htobe32(rqpn);
 	body.wqe_index = htobe16(wqe_index);
 	/* error CQE: vendor syndrome at byte 26, syndrome at byte 27 */
 	raw[26] = vendor;
@@ -158,6 +159,18 @@ int emu_cqe_write_error(struct emu_cq *cq, uint32_t qpn, bool is_send,
 	return emu_cqe_write(cq, &body,
 			     (uint8_t)((is_send ? EMU_CQE_IS_SEND : 0) |
 				       EMU_CQE_OPCODE_ERROR), true);
+}
+
+int emu_cqe_write_error(struct emu_cq *cq, uint32_t qpn, bool is_send,
+			uint16_t wqe_index, uint8_t syndrome, uint8_t vendor)
+{
+	return write_error(cq, qpn, 0, is_send, wqe_index, syndrome, vendor);
+}
+
+int emu_cqe_write_xrc_recv_error(struct emu_cq *cq, uint32_t qpn, uint32_t srqn,
+				 uint16_t wqe_index, uint8_t syndrome)
+{
+	return write_error(cq, qpn, srqn, false, wqe_index, syndrome, 0);
 }
 
 static void apply_arm(struct emu_cq *cq, uint32_t word)

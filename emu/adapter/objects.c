@@ -9,6 +9,7 @@
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
+#include "adapter/xrc.h"
 
 bool emu_pd_in_use(uint32_t pdn)
 {
@@ -51,6 +52,8 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 		return;
 	emu_flow_remove_ctx(ctx);
 	emu_qpn_release_ctx(ctx);
+	/* shared XRC target QPs stay while another context holds a handle */
+	emu_xrc_release_ctx(ctx);
 	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
 		    emu_dev.qp_tab[i]->ctx == ctx) {

@@ -3,6 +3,7 @@
 #include "adapter/responder.h"
 
 #include "adapter/cq.h"
+#include "adapter/xrc.h"
 
 void emu_recv_cqe(const struct emu_rwqe *w, uint8_t opcode, uint32_t imm_raw,
 		  uint64_t len, uint32_t src_qpn, uint32_t g_ml, uint16_t sl_vid,
@@ -10,8 +11,12 @@ void emu_recv_cqe(const struct emu_rwqe *w, uint8_t opcode, uint32_t imm_raw,
 {
 	struct emu_cqe c;
 
+	/* an XRC SRQ's CQE names the SRQ where others name the source QP
+	 * (libmlx4 cq.c, mlx4_ib cq.c: srq_num = g_mlpath_rqpn & 0xffffff) */
+	if (w->xrc_srqn)
+		src_qpn = w->xrc_srqn;
 	memset(&c, 0, sizeof(c));
-	c.vlan_my_qpn = htobe32(w->qp->qpn);
+	c.vlan_my_qpn = htobe32(emu_qp_number(w->qp));
 	c.immed_rss_invalid = imm_raw;
 	c.g_mlpath_rqpn = htobe32((src_qpn & 0xffffff) | g_ml);
 	c.sl_vid = htobe16(sl_vid);
@@ -24,7 +29,11 @@ void emu_recv_cqe(const struct emu_rwqe *w, uint8_t opcode, uint32_t imm_raw,
 
 void emu_recv_error_cqe(const struct emu_rwqe *w, uint8_t syndrome)
 {
-	emu_cqe_write_error(w->cq, w->qp->qpn, false, w->wqe_index, syndrome, 0);
+	if (w->xrc_srqn)
+		emu_cqe_write_xrc_recv_error(w->cq, emu_qp_number(w->qp), w->xrc_srqn,
+					     w->wqe_index, syndrome);
+	else
+		emu_cqe_write_error(w->cq, w->qp->qpn, false, w->wqe_index, syndrome, 0);
 	emu_qp_set_error(w->qp);
 }
 

@@ -94,10 +94,8 @@ void emu_rq_undo_last(void)
 
 /* The receive ring, SRQ or doorbell record faulted: the program unmapped
  * it.  The queue is lost: error state and a fatal async event. */
-static void rq_fault(struct emu_qp *qp, void *addr)
+static void rq_fault(struct emu_qp *qp, struct emu_srq *srq, void *addr)
 {
-	struct emu_srq *srq = qp->srq;
-
 	EMU_TRACE("QPN 0x%x: receive queue memory at %p is no longer mapped", qp->qpn,
 		  addr);
 	if (srq) {
@@ -110,33 +108,37 @@ static void rq_fault(struct emu_qp *qp, void *addr)
 	emu_qp_lost(qp);
 }
 
-static int rq_take(struct emu_qp *qp, struct emu_rwqe *w)
+static int srq_take(struct emu_srq *srq, struct emu_rwqe *w)
 {
+	const uint8_t *wqe;
+
+	if (srq->ctx == NULL || !srq->used || !srq_pending(srq))
+		return 0;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	wqe = srq->buf + ((size_t)(srq->next & (srq->cnt - 1)) << srq->shift);
+	w->wqe_index = srq->next & (srq->cnt - 1);
+	w->sge = wqe + 16;
+	w->nsge = count_sges(w->sge, srq->max_gs);
+	w->pdn = srq->pdn;
+	srq->next = ld_be16(wqe + 2);
+	srq->consumed++;
+	srq_limit_check(srq);
+	return 1;
+}
+
+static int rq_take(struct emu_qp *qp, struct emu_srq *srq, struct emu_rwqe *w)
+{
+	const uint8_t *wqe;
+
 	undo.qp = qp;
-	undo.srq = qp->srq;
+	undo.srq = srq;
 	undo.rq_ci = qp->rq_ci;
-	if (qp->srq) {
-		undo.srq_next = qp->srq->next;
-		undo.srq_consumed = qp->srq->consumed;
-	}
-	if (qp->srq) {
-		struct emu_srq *srq = qp->srq;
-		const uint8_t *wqe;
-
-		if (srq->ctx == NULL || !srq->used || !srq_pending(srq))
+	if (srq) {
+		undo.srq_next = srq->next;
+		undo.srq_consumed = srq->consumed;
+		if (!srq_take(srq, w))
 			return 0;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		wqe = srq->buf + ((size_t)(srq->next & (srq->cnt - 1)) << srq->shift);
-		w->wqe_index = srq->next & (srq->cnt - 1);
-		w->sge = wqe + 16;
-		w->nsge = count_sges(w->sge, srq->max_gs);
-		w->pdn = srq->pdn;
-		srq->next = ld_be16(wqe + 2);
-		srq->consumed++;
-		srq_limit_check(srq);
 	} else {
-		const uint8_t *wqe;
-
 		if (!emu_rq_pending(qp))
 			return 0;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -149,27 +151,36 @@ static int rq_take(struct emu_qp *qp, struct emu_rwqe *w)
 		qp->rq_ci++;
 	}
 	w->qp = qp;
-	w->cq = qp->rcq;
+	/* an XRC SRQ completes on its own CQ and names itself in the CQE */
+	w->cq = srq && srq->xrcd ? srq->cq : qp->rcq;
+	w->xrc_srqn = srq && srq->xrcd ? srq->srqn : 0;
 	return 1;
 }
 
-int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w)
+static int rq_take_guarded(struct emu_qp *qp, struct emu_srq *srq,
+			   struct emu_rwqe *w)
 {
 	struct emu_guard g;
 	int got;
 
-	if (qp->lost || (qp->srq && qp->srq->lost))
+	if (qp->lost || (srq && srq->lost))
 		return 0;
 	if (!EMU_GUARD_ENTER(&g)) {
 		undo.qp = NULL;
-		rq_fault(qp, g.fault_addr);
+		rq_fault(qp, srq, g.fault_addr);
 		return 0;
 	}
-	got = rq_take(qp, w);
+	got = rq_take(qp, srq, w);
 	emu_guard_leave(&g);
 	if (!got)
 		undo.qp = NULL;
 	return got;
+}
+
+int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w)
+{
+	/* an XRC target receives on the SRQ its current request names */
+	return rq_take_guarded(qp, qp->xrc_srq ? qp->xrc_srq : qp->srq, w);
 }
 
 int emu_scatter_segs(uint32_t pdn, const uint8_t *segs, uint32_t nsegs,

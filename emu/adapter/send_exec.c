@@ -14,6 +14,7 @@
 #include "adapter/objects.h"
 #include "adapter/responder.h"
 #include "adapter/send.h"
+#include "adapter/xrc.h"
 #include "wire/identity.h"
 
 static const uint32_t rnr_timer_us[32] = {
@@ -36,20 +37,57 @@ static bool path_is_remote(const struct emu_qp *qp)
 	return ok && !emu_addr_is_self(addr);
 }
 
-/* RC/UC peer; NULL when there is none the packets could reach. */
+/* The requester is reliable (RC, XRC initiator): it sees NAKs and
+ * retries; UC requests that fail are dropped. */
+static bool reliable(const struct emu_qp *qp)
+{
+	return qp->type == EMU_QPT_RC || qp->type == EMU_QPT_XRC_INI;
+}
+
+/* RC/UC/XRC peer; NULL when there is none the packets could reach. */
 static struct emu_qp *connected_peer(struct emu_qp *qp)
 {
-	struct emu_qp *d = path_is_remote(qp) ? NULL : emu_qp_by_qpn(qp->dest_qpn);
+	struct emu_qp *d = path_is_remote(qp) ? NULL : emu_qp_by_dest_qpn(qp->dest_qpn);
+	uint8_t peer_type = qp->type == EMU_QPT_XRC_INI ? EMU_QPT_XRC_TGT : qp->type;
 
-	if (!d || d->is_wq || d->is_rss || d->type != qp->type || !emu_qp_can_receive(d))
+	if (!d || d->is_wq || d->is_rss || d->type != peer_type || !emu_qp_can_receive(d))
 		return NULL;
 	return d;
 }
 
 static void responder_error(struct emu_qp *d)
 {
-	if (d->type == EMU_QPT_RC)
+	if (d->type == EMU_QPT_RC || d->type == EMU_QPT_XRC_TGT)
 		emu_qp_set_error(d);
+}
+
+/*
+ * The responder of a connected request: the peer QP and, for XRC, the
+ * XRC SRQ the WQE names (control segment bits 8..31 of srcrb_flags,
+ * libmlx4 MLX4_REMOTE_SRQN_FLAGS).  NULL when the request reaches
+ * nobody, with the requester's syndrome set: no peer is RETRY_EXC_ERR on
+ * a reliable QP; an SRQ that is not an XRC SRQ of the target's domain is
+ * an invalid request (REMOTE_INVAL_REQ_ERR, the target QP to ERR).
+ */
+static struct emu_qp *responder(struct send_op *op)
+{
+	struct emu_qp *d = connected_peer(op->qp);
+
+	if (!d) {
+		if (reliable(op->qp))
+			op->syndrome = EMU_SYN_RETRY_EXC;
+		return NULL;
+	}
+	if (!emu_qp_is_xrc_tgt(d))
+		return d;
+	if (!emu_xrc_bind(d, op->srcrb >> 8)) {
+		EMU_TRACE("QPN 0x%x WQE 0x%04x: SRQ 0x%x is not an XRC SRQ of the domain of QPN 0x%x",
+			  op->qp->qpn, op->index, op->srcrb >> 8, emu_qp_number(d));
+		op->syndrome = EMU_SYN_REMOTE_INVAL_REQ;
+		responder_error(d);
+		return NULL;
+	}
+	return d;
 }
 
 /* No receive WQE at an RC responder: RNR NAK, retried per rnr_retry. */
@@ -78,7 +116,7 @@ static void invalidate_remote(struct emu_qp *d, uint32_t rkey)
 {
 	struct emu_key *k = emu_key_lookup(rkey);
 
-	if (k && k->kind == EMU_KEY_MW2 && k->pdn == d->pdn)
+	if (k && k->kind == EMU_KEY_MW2 && k->pdn == emu_responder_pdn(d))
 		k->valid = false;
 }
 
@@ -86,19 +124,17 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 			    uint64_t *now_ns)
 {
 	struct emu_qp *qp = op->qp;
-	struct emu_qp *d = connected_peer(qp);
+	struct emu_qp *d;
 	struct emu_rwqe w;
 	uint8_t ropc;
 	int syn;
 
 	op->byte_cnt = g->total;
-	if (!d) {
-		if (qp->type == EMU_QPT_RC)
-			op->syndrome = EMU_SYN_RETRY_EXC;
+	d = responder(op);
+	if (!d)
 		return;
-	}
 	if (!emu_rq_take(d, &w)) {
-		if (qp->type == EMU_QPT_RC)
+		if (reliable(qp))
 			rnr_nak(op, d, now_ns);
 		return;
 	}
@@ -106,7 +142,7 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 	syn = emu_scatter(&w, g);
 	if (syn) {
 		emu_recv_error_cqe(&w, (uint8_t)syn);
-		if (qp->type == EMU_QPT_RC)
+		if (reliable(qp))
 			op->syndrome = syn == EMU_SYN_LOCAL_LENGTH ?
 				EMU_SYN_REMOTE_INVAL_REQ : EMU_SYN_REMOTE_OP;
 		return;
@@ -127,7 +163,7 @@ static uint8_t *remote_map(struct send_op *op, struct emu_qp *d, uint32_t rkey,
 	struct emu_key *k = emu_key_lookup(rkey);
 	uint8_t *p;
 
-	if (!k || k->kind == EMU_KEY_FREE || k->pdn != d->pdn || !(k->access & need) ||
+	if (!k || k->kind == EMU_KEY_FREE || k->pdn != emu_responder_pdn(d) || !(k->access & need) ||
 	    (k->kind == EMU_KEY_MW2 && k->bind_qpn != d->qpn))
 		p = NULL;
 	else
@@ -136,7 +172,7 @@ static uint8_t *remote_map(struct send_op *op, struct emu_qp *d, uint32_t rkey,
 		EMU_TRACE("QPN 0x%x WQE 0x%04x: rkey 0x%x va 0x%llx len %llu refused by QPN 0x%x",
 			  op->qp->qpn, op->index, rkey, (unsigned long long)va,
 			  (unsigned long long)len, d->qpn);
-		if (op->qp->type == EMU_QPT_RC) {
+		if (reliable(op->qp)) {
 			op->syndrome = EMU_SYN_REMOTE_ACCESS;
 			responder_error(d);
 		}
@@ -148,7 +184,7 @@ static bool qp_allows(struct send_op *op, struct emu_qp *d, uint32_t flag)
 {
 	if (d->access & flag)
 		return true;
-	if (op->qp->type == EMU_QPT_RC) {
+	if (reliable(op->qp)) {
 		op->syndrome = EMU_SYN_REMOTE_INVAL_REQ;
 		responder_error(d);
 	}
@@ -159,18 +195,16 @@ static void exec_write(struct send_op *op, const struct emu_gather *g,
 		       uint64_t *now_ns)
 {
 	struct emu_qp *qp = op->qp;
-	struct emu_qp *d = connected_peer(qp);
 	uint64_t raddr = ld_be64(op->w + 16);
 	uint32_t rkey = ld_be32(op->w + 24);
+	struct emu_qp *d;
 	struct emu_rwqe w;
 	uint8_t *dst;
 
 	op->byte_cnt = g->total;
-	if (!d) {
-		if (qp->type == EMU_QPT_RC)
-			op->syndrome = EMU_SYN_RETRY_EXC;
+	d = responder(op);
+	if (!d)
 		return;
-	}
 	if (!qp_allows(op, d, IBV_ACCESS_REMOTE_WRITE))
 		return;
 	dst = g->total ? remote_map(op, d, rkey, raddr, g->total,
@@ -178,7 +212,7 @@ static void exec_write(struct send_op *op, const struct emu_gather *g,
 	if (g->total && !dst)
 		return;
 	if (op->opcode == EMU_OP_RDMA_WRITE_IMM && !emu_rq_take(d, &w)) {
-		if (qp->type == EMU_QPT_RC)
+		if (reliable(qp))
 			rnr_nak(op, d, now_ns);
 		return;
 	}
@@ -196,7 +230,7 @@ static void exec_write(struct send_op *op, const struct emu_gather *g,
 static void exec_read(struct send_op *op)
 {
 	struct emu_qp *qp = op->qp;
-	struct emu_qp *d = connected_peer(qp);
+	struct emu_qp *d;
 	uint64_t raddr = ld_be64(op->w + 16);
 	uint32_t rkey = ld_be32(op->w + 24);
 	uint32_t nsegs = (op->size - op->off) / 16;
@@ -216,10 +250,9 @@ static void exec_read(struct send_op *op)
 			len += bc ? bc & 0x7fffffff : 0x80000000u;
 	}
 	op->byte_cnt = len;
-	if (!d) {
-		op->syndrome = EMU_SYN_RETRY_EXC;
+	d = responder(op);
+	if (!d)
 		return;
-	}
 	if (!qp_allows(op, d, IBV_ACCESS_REMOTE_READ))
 		return;
 	src = len ? remote_map(op, d, rkey, raddr, len, IBV_ACCESS_REMOTE_READ) : NULL;
@@ -267,11 +300,9 @@ static void exec_atomic(struct send_op *op)
 	}
 	op->off = 32 + aseg;
 	op->byte_cnt = 8;
-	d = connected_peer(qp);
-	if (!d) {
-		op->syndrome = EMU_SYN_RETRY_EXC;
+	d = responder(op);
+	if (!d)
 		return;
-	}
 	if (!qp_allows(op, d, IBV_ACCESS_REMOTE_ATOMIC))
 		return;
 	if (raddr & 7) {
@@ -364,6 +395,9 @@ static void exec_bind(struct send_op *op)
 
 bool emu_send_opcode_ok(uint8_t type, uint8_t op)
 {
+	/* an XRC initiator has the opcodes of an RC requester */
+	if (type == EMU_QPT_XRC_INI)
+		type = EMU_QPT_RC;
 	switch (op) {
 	case EMU_OP_NOP:
 		return true;

@@ -133,9 +133,11 @@ struct emu_rwqe {
 	uint16_t wqe_index;
 	uint32_t nsge;
 	const uint8_t *sge;	/* data segments in the ring */
+	uint32_t xrc_srqn;	/* an XRC SRQ's number (the CQE names it), else 0 */
 };
 
-/* Takes the next posted receive WQE; 0 when none is posted. */
+/* Takes the next posted receive WQE (an XRC target's: of the SRQ bound by
+ * emu_xrc_bind); 0 when none is posted. */
 int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w);
 /* Number of receive WQEs posted and not yet consumed. */
 uint32_t emu_rq_pending(struct emu_qp *qp);

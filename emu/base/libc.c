@@ -9,6 +9,7 @@ static ssize_t (*next_read)(int, void *, size_t);
 static ssize_t (*next_write)(int, const void *, size_t);
 static int (*next_close)(int);
 static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
+static int (*next_fstat)(int, struct stat *);
 
 void *emu_next_symbol(const char *name)
 {
@@ -47,4 +48,11 @@ void *emu_real_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t o
 	if (!next_mmap)
 		*(void **)&next_mmap = emu_next_symbol("mmap");
 	return next_mmap(addr, len, prot, flags, fd, off);
+}
+
+int emu_real_fstat(int fd, struct stat *st)
+{
+	if (!next_fstat)
+		*(void **)&next_fstat = emu_next_symbol("fstat");
+	return next_fstat(fd, st);
 }

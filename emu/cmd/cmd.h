@@ -60,6 +60,10 @@ int emu_cmd_modify_qp(struct emu_cmd *c);
 int emu_cmd_modify_qp_ex(struct emu_cmd *c);
 int emu_cmd_destroy_qp(struct emu_cmd *c);
 int emu_cmd_create_srq(struct emu_cmd *c);
+int emu_cmd_create_xsrq(struct emu_cmd *c);
+int emu_cmd_open_xrcd(struct emu_cmd *c);
+int emu_cmd_close_xrcd(struct emu_cmd *c);
+int emu_cmd_open_qp(struct emu_cmd *c);
 int emu_cmd_modify_srq(struct emu_cmd *c);
 int emu_cmd_query_srq(struct emu_cmd *c);
 int emu_cmd_destroy_srq(struct emu_cmd *c);
@@ -76,6 +80,19 @@ int emu_cmd_detach_mcast(struct emu_cmd *c);
 /* Frequency, timestamp mask and clock page offset for QUERY_DEVICE_EX. */
 void emu_clock_caps(struct ib_uverbs_ex_query_device_resp *r,
 		    struct mlx4_uverbs_ex_query_device_resp *drv);
+
+/* An SRQ to create: basic, or XRC (made through an XRC domain handle,
+ * completing on cq). */
+struct emu_srq_create_req {
+	uint64_t user_handle;
+	uint32_t pd, max_wr, max_sge;
+	struct emu_xrcd_handle *xrcd_via;	/* NULL: a basic SRQ */
+	struct emu_cq *cq;
+};
+
+/* Creates the SRQ from the request and libmlx4's driver data (buffer and
+ * doorbell record), answering with struct ib_uverbs_create_srq_resp. */
+int emu_srq_create(struct emu_cmd *c, const struct emu_srq_create_req *q);
 
 /* object lookup by handle, NULL when the handle is not a live object */
 struct emu_pd *emu_pd_get(struct emu_ctx *ctx, uint32_t h);

@@ -152,6 +152,10 @@ static bool cq_in_use(const struct emu_cq *cq)
 		if (qp && qp->used && (qp->scq == cq || qp->rcq == cq))
 			return true;
 	}
+	/* XRC SRQs complete on a CQ of their own */
+	for (uint32_t i = 0; i < EMU_MAX_SRQ; i++)
+		if (emu_dev.srq[i].used && emu_dev.srq[i].cq == cq)
+			return true;
 	return false;
 }
 

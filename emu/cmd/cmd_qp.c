@@ -19,12 +19,17 @@
 #include "cmd/qp_state.h"
 #include "cmd/sizes.h"
 #include "adapter/doorbell.h"
+#include "adapter/xrc.h"
 
 struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h)
 {
-	struct emu_qp *qp = emu_qp_by_qpn(h);
+	struct emu_qp *qp;
 
-	return qp && qp->ctx == ctx && !qp->is_wq ? qp : NULL;
+	/* an XRC target QP is reached only through one of its handles */
+	if (h >= EMU_XRC_QP_HANDLE_BASE)
+		return emu_xrc_qp_handle_get(ctx, h);
+	qp = emu_qp_by_qpn(h);
+	return qp && qp->ctx == ctx && !qp->is_wq && !emu_qp_is_xrc_tgt(qp) ? qp : NULL;
 }
 
 static void qp_attach_faults(struct emu_qp *qp)
@@ -50,6 +55,20 @@ struct qp_create_req {
 	uint32_t ind_tbl;	/* ~0u = none */
 	uint32_t create_flags;	/* IBV_QP_CREATE_* */
 };
+
+/* A QP slot of the request's type for the command's context (not live
+ * before qp_activate), or NULL. */
+static struct emu_qp *qp_new(struct emu_cmd *c, const struct qp_create_req *q)
+{
+	struct emu_qp *qp = emu_qpn_alloc_qp();
+
+	if (qp) {
+		qp->ctx = c->ctx;
+		qp->user_handle = q->user_handle;
+		qp->type = q->type;
+	}
+	return qp;
+}
 
 static int qp_setup_rss(struct emu_cmd *c, struct emu_qp *qp,
 			const struct qp_create_req *q)
@@ -92,7 +111,7 @@ static int qp_setup_rings(struct emu_cmd *c, struct emu_qp *qp,
 	if (qp->sq_cnt <= qp->sq_spare ||
 	    qp->sq_cnt - qp->sq_spare < q->max_send_wr)
 		return EINVAL;
-	if (q->is_srq || q->srq != ~0u) {
+	if (q->is_srq || q->srq != ~0u || q->type == EMU_QPT_XRC_INI) {
 		qp->rq_cnt = 0;
 		qp->rq_shift = 4;
 	} else {
@@ -122,6 +141,41 @@ static int qp_setup_rings(struct emu_cmd *c, struct emu_qp *qp,
 	return 0;
 }
 
+/*
+ * An XRC target QP (mlx4_ib: no rings of the program's, its CQs the
+ * domain's): the request's pd_handle is the XRC domain handle.  It is
+ * reached through handles (xrc.c); its QPN has bit 23 set.
+ */
+static int xrc_tgt_create(struct emu_cmd *c, const struct qp_create_req *q,
+			  struct ib_uverbs_create_qp_resp *r)
+{
+	struct emu_xrcd_handle *via = emu_xrcd_handle_get(c->ctx, q->pd);
+	struct emu_qp *qp;
+	int err;
+
+	if (!via)
+		return EINVAL;
+	qp = qp_new(c, q);
+	if (!qp)
+		return ENOMEM;
+	qp->pdn = UINT32_MAX;
+	qp->xrcd = via->xrcd;
+	memset(r, 0, sizeof(*r));
+	err = emu_xrc_qp_handle_add(c->ctx, qp, via, q->user_handle, &r->qp_handle);
+	r->qpn = emu_qp_number(qp);
+	return err;
+}
+
+/* A created QP whose response could not be written: its slot is not live
+ * yet; an XRC target's handle is given back. */
+static void qp_create_undo(struct emu_cmd *c, const struct ib_uverbs_create_qp_resp *r)
+{
+	uint32_t reported;
+
+	if (r->qp_handle >= EMU_XRC_QP_HANDLE_BASE)
+		emu_xrc_qp_handle_close(c->ctx, r->qp_handle, &reported);
+}
+
 static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 		     struct ib_uverbs_create_qp_resp *r)
 {
@@ -129,20 +183,20 @@ static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 	int err;
 
 	if (q->type != EMU_QPT_RC && q->type != EMU_QPT_UC &&
-	    q->type != EMU_QPT_UD && q->type != EMU_QPT_RAW)
+	    q->type != EMU_QPT_UD && q->type != EMU_QPT_RAW &&
+	    q->type != EMU_QPT_XRC_INI && q->type != EMU_QPT_XRC_TGT)
 		return EOPNOTSUPP;
+	if (q->type == EMU_QPT_XRC_TGT)
+		return xrc_tgt_create(c, q, r);
 	if (!emu_pd_get(c->ctx, q->pd))
 		return EINVAL;
 	if (q->max_send_wr > emu_cfg.max_qp_wr || q->max_recv_wr > emu_cfg.max_qp_wr ||
 	    q->max_send_sge > emu_cfg.max_sge || q->max_recv_sge > emu_cfg.max_sge ||
 	    q->max_inline > emu_cfg.max_inline)
 		return EINVAL;
-	qp = emu_qpn_alloc_qp();
+	qp = qp_new(c, q);
 	if (!qp)
 		return ENOMEM;
-	qp->ctx = c->ctx;
-	qp->user_handle = q->user_handle;
-	qp->type = q->type;
 	qp->pdn = q->pd;
 	qp->sig_all = q->sig_all;
 	qp->block_mcast_lb = q->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
@@ -150,11 +204,14 @@ static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 		err = qp_setup_rss(c, qp, q);
 	} else {
 		qp->scq = emu_cq_get(c->ctx, q->scq);
-		qp->rcq = emu_cq_get(c->ctx, q->rcq);
+		/* an XRC initiator receives nothing: mlx4_ib gives it its
+		 * send CQ as receive CQ */
+		qp->rcq = q->type == EMU_QPT_XRC_INI ? qp->scq : emu_cq_get(c->ctx, q->rcq);
 		err = (!qp->scq || !qp->rcq) ? EINVAL : 0;
-		if (!err && (q->is_srq || q->srq != ~0u)) {
+		if (!err && (q->is_srq || q->srq != ~0u) && q->type != EMU_QPT_XRC_INI) {
+			/* an XRC SRQ takes messages of XRC target QPs only */
 			qp->srq = emu_srq_get(c->ctx, q->srq);
-			if (!qp->srq)
+			if (!qp->srq || qp->srq->xrcd)
 				err = EINVAL;
 		}
 		if (!err)
@@ -208,12 +265,15 @@ int emu_cmd_create_qp(struct emu_cmd *c)
 	};
 	int err = qp_create(c, &req, &r);
 
-	if (!err)
+	if (!err) {
 		err = emu_put_resp(c, &r, sizeof(r));
+		if (err)
+			qp_create_undo(c, &r);
+	}
 	/* a QP slot only becomes live in qp_activate */
 	if (err)
 		return err;
-	qp_activate(emu_dev.qp_tab[r.qpn]);
+	qp_activate(emu_dev.qp_tab[r.qpn & ~EMU_XRC_QPN_BIT]);
 	return 0;
 }
 
@@ -250,10 +310,12 @@ int emu_cmd_create_qp_ex(struct emu_cmd *c)
 	if (!err) {
 		r.response_length = sizeof(r);
 		err = emu_put_resp(c, &r, sizeof(r));
+		if (err)
+			qp_create_undo(c, &r.base);
 	}
 	if (err)
 		return err;
-	qp_activate(emu_dev.qp_tab[r.base.qpn]);
+	qp_activate(emu_dev.qp_tab[r.base.qpn & ~EMU_XRC_QPN_BIT]);
 	return 0;
 }
 
@@ -491,11 +553,18 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 
 	if (!qp || q->reserved)
 		return EINVAL;
+	/* a shared XRC target QP goes with its last handle */
+	if (emu_qp_is_xrc_tgt(qp) && qp->xrc_handles > 1) {
+		emu_xrc_qp_handle_close(c->ctx, q->qp_handle, &r.events_reported);
+		return emu_put_resp(c, &r, sizeof(r));
+	}
 	emu_events_forget(qp->ctx, &qp->async_events);
 	r.events_reported = qp->async_events;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)
 		return err;
+	if (emu_qp_is_xrc_tgt(qp))
+		emu_xrc_qp_handle_close(c->ctx, q->qp_handle, &r.events_reported);
 	emu_flow_remove_qp(qp->qpn);
 	/* uverbs detaches a QP's groups before it destroys it */
 	emu_mcast_detach_all(qp->qpn);

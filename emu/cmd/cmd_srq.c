@@ -12,6 +12,7 @@
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/objects.h"
+#include "adapter/xrc.h"
 #include "adapter/qpn.h"
 #include "cmd/sizes.h"
 
@@ -29,18 +30,21 @@ static bool srq_used(uint32_t i)
 	return emu_dev.srq[i].used;
 }
 
-int emu_cmd_create_srq(struct emu_cmd *c)
+int emu_srq_create(struct emu_cmd *c, const struct emu_srq_create_req *q)
 {
-	const struct ib_uverbs_create_srq *q = c->in;
 	struct ib_uverbs_create_srq_resp r = { 0 };
 	struct mlx4_ib_create_srq drv;
 	struct mlx4_ib_create_srq_resp drv_r = { 0 };
 	struct emu_srq *srq = NULL;
+	/* libmlx4 finds an XRC SRQ by its number in a table of qp_tab_size
+	 * entries (srq.c mlx4_find_xsrq): keep the number inside it */
+	uint32_t nsrq = q->xrcd_via && emu_dev.qp_tab_size < EMU_MAX_SRQ ?
+			emu_dev.qp_tab_size : EMU_MAX_SRQ;
 	uint32_t cnt, shift, srqn;
 	int err;
 
 	emu_get_drv_in(c, &drv, sizeof(drv));
-	if (!emu_pd_get(c->ctx, q->pd_handle) || c->drv_in_len < sizeof(drv) ||
+	if (!emu_pd_get(c->ctx, q->pd) || c->drv_in_len < sizeof(drv) ||
 	    q->max_wr > emu_cfg.max_srq_wr || q->max_sge > emu_cfg.max_sge - 1 ||
 	    (drv.buf_addr & 63) || (drv.db_addr & 3))
 		return EINVAL;
@@ -51,7 +55,7 @@ int emu_cmd_create_srq(struct emu_cmd *c)
 	if (emu_probe_rw(drv.buf_addr, (uint64_t)cnt << shift) ||
 	    emu_probe_rw(drv.db_addr, 4))
 		return EFAULT;
-	srqn = emu_table_next_free(1, EMU_MAX_SRQ, &srq_hint, srq_used);
+	srqn = emu_table_next_free(1, nsrq, &srq_hint, srq_used);
 	if (!srqn)
 		return ENOMEM;
 	srq = &emu_dev.srq[srqn];
@@ -70,15 +74,33 @@ int emu_cmd_create_srq(struct emu_cmd *c)
 	srq->srqn = r.srqn;
 	srq->ctx = c->ctx;
 	srq->user_handle = q->user_handle;
-	srq->pdn = q->pd_handle;
+	srq->pdn = q->pd;
 	srq->buf = (uint8_t *)(uintptr_t)drv.buf_addr;
 	srq->cnt = cnt;
 	srq->shift = shift;
 	srq->max_gs = ((1u << shift) - 16) / 16;
 	srq->db = (volatile uint32_t *)(uintptr_t)drv.db_addr;
+	if (q->xrcd_via) {
+		srq->xrcd_via = q->xrcd_via;
+		srq->xrcd = q->xrcd_via->xrcd;
+		srq->cq = q->cq;
+		q->xrcd_via->users++;
+	}
 	srq->used = true;
-	EMU_TRACE("create_srq srqn 0x%x %u x %u bytes", srq->srqn, cnt, 1u << shift);
+	EMU_TRACE("create_srq srqn 0x%x %u x %u bytes%s", srq->srqn, cnt, 1u << shift,
+		  srq->xrcd ? " (XRC)" : "");
 	return 0;
+}
+
+int emu_cmd_create_srq(struct emu_cmd *c)
+{
+	const struct ib_uverbs_create_srq *q = c->in;
+	struct emu_srq_create_req req = {
+		.user_handle = q->user_handle, .pd = q->pd_handle,
+		.max_wr = q->max_wr, .max_sge = q->max_sge,
+	};
+
+	return emu_srq_create(c, &req);
 }
 
 int emu_cmd_modify_srq(struct emu_cmd *c)
@@ -131,6 +153,8 @@ int emu_cmd_destroy_srq(struct emu_cmd *c)
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)
 		return err;
+	if (srq->xrcd_via)
+		srq->xrcd_via->users--;
 	srq->used = false;
 	return 0;
 }

@@ -16,8 +16,8 @@ enum {
 	M_DEST_QPN = 1 << 20, M_RATE_LIMIT = 1 << 25,
 };
 
-/* transport column of the table */
-enum { T_UD, T_UC, T_RC, T_RAW, T_N };
+/* transport column of the table; XINI/XTGT: XRC initiator and target */
+enum { T_UD, T_UC, T_RC, T_RAW, T_XINI, T_XTGT, T_N };
 
 struct rule {
 	bool valid;
@@ -33,46 +33,68 @@ static const struct rule rules[7][7] = {
 		{ [T_UD] = M_PKEY | M_PORT | M_QKEY,
 		  [T_UC] = M_PKEY | M_PORT | M_ACCESS,
 		  [T_RC] = M_PKEY | M_PORT | M_ACCESS,
-		  [T_RAW] = M_PORT },
+		  [T_RAW] = M_PORT,
+		  [T_XINI] = M_PKEY | M_PORT | M_ACCESS,
+		  [T_XTGT] = M_PKEY | M_PORT | M_ACCESS },
 		{ 0 } },
 	[S(INIT)][S(INIT)] = { true, { 0 },
 		{ [T_UD] = M_PKEY | M_PORT | M_QKEY,
 		  [T_UC] = M_PKEY | M_PORT | M_ACCESS,
 		  [T_RC] = M_PKEY | M_PORT | M_ACCESS,
-		  [T_RAW] = M_PORT } },
+		  [T_RAW] = M_PORT,
+		  [T_XINI] = M_PKEY | M_PORT | M_ACCESS,
+		  [T_XTGT] = M_PKEY | M_PORT | M_ACCESS } },
 	[S(INIT)][S(RTR)] = { true,
 		{ [T_UC] = M_AV | M_MTU | M_DEST_QPN | M_RQ_PSN,
 		  [T_RC] = M_AV | M_MTU | M_DEST_QPN | M_RQ_PSN |
-			   M_DEST_RD_ATOMIC | M_MIN_RNR },
+			   M_DEST_RD_ATOMIC | M_MIN_RNR,
+		  [T_XINI] = M_AV | M_MTU | M_DEST_QPN | M_RQ_PSN,
+		  [T_XTGT] = M_AV | M_MTU | M_DEST_QPN | M_RQ_PSN |
+			     M_DEST_RD_ATOMIC | M_MIN_RNR },
 		{ [T_UD] = M_PKEY | M_QKEY,
 		  [T_UC] = M_ALT_PATH | M_ACCESS | M_PKEY,
-		  [T_RC] = M_ALT_PATH | M_ACCESS | M_PKEY } },
+		  [T_RC] = M_ALT_PATH | M_ACCESS | M_PKEY,
+		  [T_XINI] = M_ALT_PATH | M_ACCESS | M_PKEY,
+		  [T_XTGT] = M_ALT_PATH | M_ACCESS | M_PKEY } },
 	[S(RTR)][S(RTS)] = { true,
 		{ [T_UD] = M_SQ_PSN, [T_UC] = M_SQ_PSN,
 		  [T_RC] = M_TIMEOUT | M_RETRY | M_RNR_RETRY | M_SQ_PSN |
-			   M_RD_ATOMIC },
+			   M_RD_ATOMIC,
+		  [T_XINI] = M_TIMEOUT | M_RETRY | M_RNR_RETRY | M_SQ_PSN |
+			     M_RD_ATOMIC,
+		  [T_XTGT] = M_TIMEOUT | M_SQ_PSN },
 		{ [T_UD] = M_CUR_STATE | M_QKEY,
 		  [T_UC] = M_CUR_STATE | M_ALT_PATH | M_ACCESS | M_MIG,
 		  [T_RC] = M_CUR_STATE | M_ALT_PATH | M_ACCESS | M_MIN_RNR | M_MIG,
-		  [T_RAW] = M_RATE_LIMIT } },
+		  [T_RAW] = M_RATE_LIMIT,
+		  [T_XINI] = M_CUR_STATE | M_ALT_PATH | M_ACCESS | M_MIG,
+		  [T_XTGT] = M_CUR_STATE | M_ALT_PATH | M_ACCESS | M_MIN_RNR | M_MIG } },
 	[S(RTS)][S(RTS)] = { true, { 0 },
 		{ [T_UD] = M_CUR_STATE | M_QKEY,
 		  [T_UC] = M_CUR_STATE | M_ACCESS | M_ALT_PATH | M_MIG,
 		  [T_RC] = M_CUR_STATE | M_ACCESS | M_ALT_PATH | M_MIG | M_MIN_RNR,
-		  [T_RAW] = M_RATE_LIMIT } },
+		  [T_RAW] = M_RATE_LIMIT,
+		  [T_XINI] = M_CUR_STATE | M_ACCESS | M_ALT_PATH | M_MIG,
+		  [T_XTGT] = M_CUR_STATE | M_ACCESS | M_ALT_PATH | M_MIG | M_MIN_RNR } },
 	[S(RTS)][S(SQD)] = { true, { 0 },
 		{ [T_UD] = M_EN_SQD, [T_UC] = M_EN_SQD, [T_RC] = M_EN_SQD,
-		  [T_RAW] = M_EN_SQD } },
+		  [T_RAW] = M_EN_SQD, [T_XINI] = M_EN_SQD, [T_XTGT] = M_EN_SQD } },
 	[S(SQD)][S(RTS)] = { true, { 0 },
 		{ [T_UD] = M_CUR_STATE | M_QKEY,
 		  [T_UC] = M_CUR_STATE | M_ALT_PATH | M_ACCESS | M_MIG,
-		  [T_RC] = M_CUR_STATE | M_ALT_PATH | M_ACCESS | M_MIN_RNR | M_MIG } },
+		  [T_RC] = M_CUR_STATE | M_ALT_PATH | M_ACCESS | M_MIN_RNR | M_MIG,
+		  [T_XINI] = M_CUR_STATE | M_ALT_PATH | M_ACCESS | M_MIG,
+		  [T_XTGT] = M_CUR_STATE | M_ALT_PATH | M_ACCESS | M_MIN_RNR | M_MIG } },
 	[S(SQD)][S(SQD)] = { true, { 0 },
 		{ [T_UD] = M_PKEY | M_QKEY,
 		  [T_UC] = M_AV | M_ALT_PATH | M_ACCESS | M_PKEY | M_MIG,
 		  [T_RC] = M_PORT | M_AV | M_TIMEOUT | M_RETRY | M_RNR_RETRY |
 			   M_RD_ATOMIC | M_DEST_RD_ATOMIC | M_ALT_PATH | M_ACCESS |
-			   M_PKEY | M_MIN_RNR | M_MIG } },
+			   M_PKEY | M_MIN_RNR | M_MIG,
+		  [T_XINI] = M_PORT | M_AV | M_TIMEOUT | M_RETRY | M_RNR_RETRY |
+			     M_RD_ATOMIC | M_ALT_PATH | M_ACCESS | M_PKEY | M_MIG,
+		  [T_XTGT] = M_PORT | M_AV | M_TIMEOUT | M_DEST_RD_ATOMIC |
+			     M_ALT_PATH | M_ACCESS | M_PKEY | M_MIN_RNR | M_MIG } },
 	[S(SQE)][S(RTS)] = { true, { 0 },
 		{ [T_UD] = M_CUR_STATE | M_QKEY,
 		  [T_UC] = M_CUR_STATE | M_ACCESS } },
@@ -84,6 +106,8 @@ static int transport(uint8_t qp_type)
 	case EMU_QPT_UD: return T_UD;
 	case EMU_QPT_UC: return T_UC;
 	case EMU_QPT_RC: return T_RC;
+	case EMU_QPT_XRC_INI: return T_XINI;
+	case EMU_QPT_XRC_TGT: return T_XTGT;
 	default: return T_RAW;
 	}
 }

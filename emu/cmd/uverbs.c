@@ -76,6 +76,13 @@ static const struct cmd_desc legacy_cmds[] = {
 	       sizeof(struct ib_uverbs_query_srq_resp)),
 	LEGACY(DESTROY_SRQ, emu_cmd_destroy_srq, ib_uverbs_destroy_srq,
 	       sizeof(struct ib_uverbs_destroy_srq_resp)),
+	LEGACY(OPEN_XRCD, emu_cmd_open_xrcd, ib_uverbs_open_xrcd,
+	       sizeof(struct ib_uverbs_open_xrcd_resp)),
+	LEGACY_NORESP(CLOSE_XRCD, emu_cmd_close_xrcd, ib_uverbs_close_xrcd),
+	LEGACY(CREATE_XSRQ, emu_cmd_create_xsrq, ib_uverbs_create_xsrq,
+	       sizeof(struct ib_uverbs_create_srq_resp)),
+	LEGACY(OPEN_QP, emu_cmd_open_qp, ib_uverbs_open_qp,
+	       sizeof(struct ib_uverbs_create_qp_resp)),
 };
 
 #define EX(cmd, f, req, min, rsp) \
@@ -243,6 +250,10 @@ static const char *cmd_name(uint32_t command)
 		[IB_USER_VERBS_CMD_MODIFY_SRQ] = "MODIFY_SRQ",
 		[IB_USER_VERBS_CMD_QUERY_SRQ] = "QUERY_SRQ",
 		[IB_USER_VERBS_CMD_DESTROY_SRQ] = "DESTROY_SRQ",
+		[IB_USER_VERBS_CMD_OPEN_XRCD] = "OPEN_XRCD",
+		[IB_USER_VERBS_CMD_CLOSE_XRCD] = "CLOSE_XRCD",
+		[IB_USER_VERBS_CMD_CREATE_XSRQ] = "CREATE_XSRQ",
+		[IB_USER_VERBS_CMD_OPEN_QP] = "OPEN_QP",
 	};
 	static const char *const ex[] = {
 		[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = "EX_QUERY_DEVICE",
