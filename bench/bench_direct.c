@@ -4,9 +4,9 @@
  * queue handles from libmlx4dv. It does what the verbs path does, wr_id
  * bookkeeping included (the handles have wrid tables), so that both sides
  * hand the same information back:
- *  - posts: mlx4dv_sq_set_wr_id() + one-call post + mlx4dv_sq_ring_doorbell()
- *    (or mlx4dv_sq_post_bf()); mlx4dv_rq_post() / mlx4dv_rq_write() +
- *    mlx4dv_rq_doorbell();
+ *  - posts: one-call write (wr_id as its argument) + mlx4dv_sq_ring_doorbell()
+ *    (or mlx4dv_sq_ring_bf()); mlx4dv_rq_post() / mlx4dv_rq_write() +
+ *    mlx4dv_rq_ring_doorbell();
  *  - polls, lean: mlx4dv_cq_poll_send() (owner, status, QPN, SQ
  *    accounting and wr_id in one call) per CQE + mlx4dv_cq_update_ci()
  *    per call (per CQE for poll_hit, per 16 for poll_batch16); the full
@@ -160,14 +160,15 @@ static void drain(struct mlx4dv_cq_ring *cq, const struct mlx4dv_poll_qp *qp,
 	uint32_t got = 0;
 
 	while (got < n) {
-		int c = mlx4dv_cq_poll_wc(cq, qp, 1, BENCH_POLL_BATCH, wc);
+		uint32_t c = 0;
+		int err = mlx4dv_cq_poll_wc(cq, qp, 1, BENCH_POLL_BATCH, wc, &c);
 
-		if (c < 0)
-			bench_fail("mlx4dv_cq_poll_wc: %s", strerror(-c));
+		if (err && err != EAGAIN)
+			bench_fail("mlx4dv_cq_poll_wc: %s", strerror(err));
 		if (c == 0)
 			bench_fail("%u of %u completions missing after the device went idle",
 				   n - got, n);
-		for (int j = 0; j < c; j++, got++) {
+		for (uint32_t j = 0; j < c; j++, got++) {
 			if (wc[j].status != IBV_WC_SUCCESS || wc[j].opcode != op ||
 			    wc[j].wr_id != got ||
 			    ((op & IBV_WC_RECV) && wc[j].byte_len != byte_len))
@@ -196,16 +197,14 @@ BENCH_INLINE int post_write(struct bench_lane *l, struct mlx4dv_sq_ring *sq,
 {
 	struct ibv_sge sge = { slot_addr(l->src, i), BENCH_WRITE_BYTES, l->lkey };
 
-	mlx4dv_sq_set_wr_id(sq, i);
-	return mlx4dv_sq_post_write(sq, &sge, 1, slot_addr(l->dst, i), l->rkey,
+	return mlx4dv_sq_write_rdma_write(sq, i, l->rkey, slot_addr(l->dst, i), &sge, 1,
 				    IBV_SEND_SIGNALED);
 }
 
 BENCH_INLINE int post_inline_send(struct bench_lane *l,
 				   struct mlx4dv_sq_ring *sq, uint32_t i)
 {
-	mlx4dv_sq_set_wr_id(sq, i);
-	return mlx4dv_sq_post_send_inline(sq, l->src + (size_t)i * BENCH_SLOT,
+	return mlx4dv_sq_write_send_inline(sq, i, l->src + (size_t)i * BENCH_SLOT,
 					  BENCH_INLINE_BYTES, IBV_SEND_SIGNALED);
 }
 
@@ -217,16 +216,17 @@ BENCH_INLINE int post_recv(struct bench_lane *l, struct mlx4dv_rq_ring *rq,
 	return mlx4dv_rq_post(rq, i, &sge, 1);
 }
 
-/* One send completion, lean: 1 taken, 0 none; *bad gets error bits (a
- * negative return: an error, receive or foreign CQE, left in the CQ). */
+/* One send completion, lean: 1 taken, 0 none; *bad gets error bits (an
+ * errno other than EAGAIN: an error, receive or foreign CQE, left in the
+ * CQ). */
 BENCH_INLINE uint32_t take_send(struct mlx4dv_cq_ring *cq,
 				 struct mlx4dv_sq_ring *sq, uint64_t *wr_id,
 				 int *bad)
 {
 	int r = mlx4dv_cq_poll_send(cq, sq, wr_id);
 
-	if (r <= 0) {
-		*bad |= -r;
+	if (r) {
+		*bad |= r == EAGAIN ? 0 : r;
 		return 0;
 	}
 	mlx4dv_cq_update_ci(cq);
@@ -286,9 +286,9 @@ static void direct_write_batch_tmpl(struct bench_lane *l, struct bench_meter *m,
 	uint32_t posted = 0;
 	int err;
 
-	err = mlx4dv_sq_wqe_template_init(&t, sq, IBV_WR_RDMA_WRITE, l->lkey,
-					  BENCH_WRITE_BYTES, l->rkey, 0,
-					  IBV_SEND_SIGNALED);
+	err = mlx4dv_sq_wqe_template_init(&t, sq, IBV_WR_RDMA_WRITE, l->rkey,
+					  l->lkey, BENCH_WRITE_BYTES, IBV_SEND_SIGNALED,
+					  0);
 	check_posted(err, "RDMA write template");
 	bench_fill_src(l, n, BENCH_WRITE_BYTES);
 	bench_meter_start(m);
@@ -297,7 +297,7 @@ static void direct_write_batch_tmpl(struct bench_lane *l, struct bench_meter *m,
 
 		err |= mlx4dv_sq_batch_begin(sq, &b, &t, BENCH_SEND_BATCH);
 		for (uint32_t j = i; j < i + BENCH_SEND_BATCH; j++) {
-			err |= mlx4dv_sq_batch_post(&b, src, dst, j);
+			err |= mlx4dv_sq_batch_write(&b, j, dst, src);
 			src += BENCH_SLOT;
 			dst += BENCH_SLOT;
 		}
@@ -334,7 +334,7 @@ static void post_recvs(struct bench_lane *l, uint32_t n)
 
 		err |= mlx4dv_rq_write(rq, i, &sge, 1);
 	}
-	mlx4dv_rq_doorbell(rq);
+	mlx4dv_rq_ring_doorbell(rq);
 	check_posted(err, "receives");
 }
 
@@ -368,7 +368,7 @@ static void direct_blueflame(struct bench_lane *l, struct bench_meter *m, uint32
 		uint32_t head = sq->head;
 
 		err |= post_inline_send(l, sq, i);
-		by_bf += (uint32_t)mlx4dv_sq_post_bf(sq, head);
+		by_bf += (uint32_t)mlx4dv_sq_ring_bf(sq, head);
 	}
 	bench_meter_stop(m, n);
 	check_posted(err, "BlueFlame send");
@@ -389,15 +389,14 @@ static void direct_ud_send(struct bench_lane *l, struct bench_meter *m, uint32_t
 
 		err |= mlx4dv_rq_write(rq, i, &sge, 1);
 	}
-	mlx4dv_rq_doorbell(rq);
+	mlx4dv_rq_ring_doorbell(rq);
 	check_posted(err, "UD receives");
 	bench_fill_src(l, n, BENCH_UD_BYTES);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i++) {
 		struct ibv_sge sge = { slot_addr(l->src, i), BENCH_UD_BYTES, l->lkey };
 
-		mlx4dv_sq_set_wr_id(sq, i);
-		err |= mlx4dv_sq_post_ud_send(sq, &ds->ud_dest, l->ud_qpn, BENCH_QKEY,
+		err |= mlx4dv_sq_write_ud_send(sq, i, &ds->ud_dest, l->ud_qpn, BENCH_QKEY,
 					      &sge, 1, IBV_SEND_SIGNALED);
 		mlx4dv_sq_ring_doorbell(sq);
 	}
@@ -450,7 +449,7 @@ static void direct_recv_batch(struct bench_lane *l, struct bench_meter *m, uint3
 
 			err |= mlx4dv_rq_write(rq, j, &sge, 1);
 		}
-		mlx4dv_rq_doorbell(rq);
+		mlx4dv_rq_ring_doorbell(rq);
 	}
 	bench_meter_stop(m, n);
 	check_posted(err, "receive batch");
@@ -524,7 +523,10 @@ static void direct_poll_hit_wc(struct bench_lane *l, struct bench_meter *m, uint
 	produce_cqes(l, n);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i++) {
-		got += (uint32_t)mlx4dv_cq_poll_wc(cq, qp, 1, 1, &wc);
+		uint32_t c = 0;
+
+		(void)mlx4dv_cq_poll_wc(cq, qp, 1, 1, &wc, &c);
+		got += c;
 		bad |= wc.status;
 		id_sum += wc.wr_id;
 	}
@@ -564,12 +566,12 @@ static void direct_poll_batch(struct bench_lane *l, struct bench_meter *m, uint3
 			uint64_t wr_id = 0;
 
 			r = mlx4dv_cq_poll_send(cq, sq, &wr_id);
-			if (r <= 0)
+			if (r)
 				break;
 			id_sum += wr_id;
 			c++;
 		}
-		bad |= r < 0 ? -r : 0;
+		bad |= r == EAGAIN ? 0 : r;
 		if (c)
 			mlx4dv_cq_update_ci(cq);
 		got += c;
@@ -591,13 +593,14 @@ static void direct_poll_batch_wc(struct bench_lane *l, struct bench_meter *m, ui
 	produce_cqes(l, n);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i += BENCH_POLL_BATCH) {
-		int c = mlx4dv_cq_poll_wc(cq, qp, 1, BENCH_POLL_BATCH, wc);
+		uint32_t c = 0;
 
-		for (int j = 0; j < c; j++) {
+		(void)mlx4dv_cq_poll_wc(cq, qp, 1, BENCH_POLL_BATCH, wc, &c);
+		for (uint32_t j = 0; j < c; j++) {
 			bad |= wc[j].status;
 			id_sum += wc[j].wr_id;
 		}
-		got += (uint32_t)c;
+		got += c;
 	}
 	bench_meter_stop(m, n);
 	check_polled(got, n, bad, id_sum);

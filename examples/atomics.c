@@ -243,8 +243,9 @@ static void plan(struct atomic_test *t)
  * segment (16 bytes, masked FAA) | one data segment for the old value.
  * The WQE may span two WQEBBs and wrap past the ring end.
  */
-static int post_masked(struct mlx4dv_sq_ring *sq, const struct atomic_op *op,
-		       const struct ibv_sge *result, uint64_t raddr, uint32_t rkey)
+static int post_masked(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+		       const struct atomic_op *op, const struct ibv_sge *result,
+		       uint32_t rkey, uint64_t raddr)
 {
 	bool cas = op->kind == KIND_MASKED_CAS;
 	uint32_t fixed = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_RADDR_DS +
@@ -267,9 +268,9 @@ static int post_masked(struct mlx4dv_sq_ring *sq, const struct atomic_op *op,
 		mlx4dv_wqe_set_masked_atomic_faa_seg(
 			(struct mlx4_wqe_atomic_seg *)(wqe + 32),
 			op->operand, MASKED_FAA_FIELD_ENDS);
-	mlx4dv_sq_write_data_segs(sq, mlx4dv_sq_wrap(sq, wqe + 16 * fixed), result, 1);
+	mlx4dv_sq_set_data_segs(sq, mlx4dv_sq_wrap(sq, wqe + 16 * fixed), result, 1);
 	mlx4dv_wqe_set_ctrl(ctrl, ds, MLX4_WQE_CTRL_CQ_UPDATE, 0);
-	mlx4dv_sq_wqe_finish(sq, ctrl, op->mlx4_opcode);
+	mlx4dv_sq_wqe_finish(sq, wr_id, ctrl, op->mlx4_opcode);
 	return 0;
 }
 
@@ -286,18 +287,17 @@ static int post_op(struct atomic_test *t, uint64_t i)
 	uint32_t rkey = t->requester.remote.rkey;
 	int ret;
 
-	mlx4dv_sq_set_wr_id(sq, i);
 	switch (op->kind) {
 	case KIND_FAA:
-		ret = mlx4dv_sq_post_faa(sq, &result, raddr, rkey, op->operand,
+		ret = mlx4dv_sq_write_faa(sq, i, rkey, raddr, op->operand, &result,
 					 IBV_SEND_SIGNALED);
 		break;
 	case KIND_CAS:
-		ret = mlx4dv_sq_post_cas(sq, &result, raddr, rkey, op->compare,
-					 op->operand, IBV_SEND_SIGNALED);
+		ret = mlx4dv_sq_write_cas(sq, i, rkey, raddr, op->compare, op->operand,
+					 &result, IBV_SEND_SIGNALED);
 		break;
 	default:
-		ret = post_masked(sq, op, &result, raddr, rkey);
+		ret = post_masked(sq, i, op, &result, rkey, raddr);
 		break;
 	}
 	if (ret) {
@@ -393,7 +393,7 @@ static int run(struct atomic_test *t)
 			k++;
 		}
 		if (k)
-			mlx4dv_sq_post_bf(&t->rings.sq, head_before);
+			mlx4dv_sq_ring_bf(&t->rings.sq, head_before);
 		if (poll_ops(t) < 0)
 			return -1;
 		if (ex_watchdog_stalled(&wd, t->completed)) {
@@ -471,10 +471,10 @@ static int probe_add_one(struct atomic_test *t, uint64_t result_index)
 	struct mlx4_cqe *cqe;
 	int ret;
 
-	ret = mlx4dv_sq_post_faa(sq, &result, t->requester.remote.addr + 8 * PROBE_COUNTER,
-				 t->requester.remote.rkey, 1, IBV_SEND_SIGNALED);
+	ret = mlx4dv_sq_write_faa(sq, 0, t->requester.remote.rkey, t->requester.remote.addr + 8 * PROBE_COUNTER,
+				 1, &result, IBV_SEND_SIGNALED);
 	if (ret) {
-		fprintf(stderr, "probe: mlx4dv_sq_post_faa: %s\n", strerror(ret));
+		fprintf(stderr, "probe: mlx4dv_sq_write_faa: %s\n", strerror(ret));
 		return -1;
 	}
 	mlx4dv_sq_ring_doorbell(sq);

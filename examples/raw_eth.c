@@ -341,11 +341,10 @@ static int send_frame(const struct eth_test *t, struct eth_side *s,
 	int ret;
 
 	build_frame(t, f, i, s, dst, offload);
-	mlx4dv_sq_set_wr_id(&s->rings.sq, i);
-	ret = mlx4dv_sq_post_eth(&s->rings.sq, &sge, 1, flags,
+	ret = mlx4dv_sq_write_eth(&s->rings.sq, i, &sge, 1, flags,
 				 t->vlan >= 0 ? (uint16_t)t->vlan : 0);
 	if (ret)
-		return ring_error(s, "mlx4dv_sq_post_eth", ret);
+		return ring_error(s, "mlx4dv_sq_write_eth", ret);
 	mlx4dv_sq_ring_doorbell(&s->rings.sq);
 	s->sent++;
 	return 0;

@@ -129,13 +129,12 @@ static int post_send(struct pp_side *s)
 	};
 	int ret;
 
-	mlx4dv_sq_set_wr_id(&s->rings.sq, s->sends_posted);
-	ret = mlx4dv_sq_post_send(&s->rings.sq, &sge, 1, IBV_SEND_SIGNALED);
+	ret = mlx4dv_sq_write_send(&s->rings.sq, s->sends_posted, &sge, 1, IBV_SEND_SIGNALED);
 	if (ret) {
-		fprintf(stderr, "%s: mlx4dv_sq_post_send: %s\n", s->name, strerror(ret));
+		fprintf(stderr, "%s: mlx4dv_sq_write_send: %s\n", s->name, strerror(ret));
 		return -1;
 	}
-	if (mlx4dv_sq_post_bf(&s->rings.sq, head_before))
+	if (mlx4dv_sq_ring_bf(&s->rings.sq, head_before))
 		s->bf_posts++;
 	s->sends_posted++;
 	return 0;

@@ -132,11 +132,10 @@ static int direct_post_one(struct bw_run *r, const struct ex_options *opts,
 		.lkey = r->writer.mr->lkey,
 	};
 
-	mlx4dv_sq_set_wr_id(sq, i);
 	if (opts->use_inline)
-		return mlx4dv_sq_post_write_inline(sq, src, (uint32_t)r->size,
-						   raddr, rkey, flags);
-	return mlx4dv_sq_post_write(sq, &sge, 1, raddr, rkey, flags);
+		return mlx4dv_sq_write_rdma_write_inline(sq, i, rkey, raddr,
+						   src, (uint32_t)r->size, flags);
+	return mlx4dv_sq_write_rdma_write(sq, i, rkey, raddr, &sge, 1, flags);
 }
 
 /* Builds up to n WQEs, then one doorbell (or BlueFlame for a single WQE
@@ -161,7 +160,7 @@ static int direct_post_batch(struct bw_run *r, const struct ex_options *opts,
 	}
 	if (!k)
 		return 0;
-	if (opts->blueflame && k == 1 && mlx4dv_sq_post_bf(sq, head_before))
+	if (opts->blueflame && k == 1 && mlx4dv_sq_ring_bf(sq, head_before))
 		r->bf_posts++;
 	else if (!(opts->blueflame && k == 1))
 		mlx4dv_sq_ring_doorbell(sq);

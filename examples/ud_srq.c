@@ -256,7 +256,7 @@ static int post_initial_receives(struct ud_test *t)
 	for (uint32_t k = 0; k < t->rx_depth; k++)
 		if (write_srq_wqe(t, k))
 			return -1;
-	mlx4dv_srq_doorbell(&t->srq_ring);
+	mlx4dv_srq_ring_doorbell(&t->srq_ring);
 	return 0;
 }
 
@@ -274,11 +274,10 @@ static int send_datagram(struct ud_test *t, uint64_t i)
 	int ret;
 
 	build_datagram(p, t->size, i);
-	mlx4dv_sq_set_wr_id(&t->sq, i);
-	ret = mlx4dv_sq_post_ud_send(&t->sq, &t->dest, t->receiver_info[r].qpn,
+	ret = mlx4dv_sq_write_ud_send(&t->sq, i, &t->dest, t->receiver_info[r].qpn,
 				     t->receiver_info[r].qkey, &sge, 1, flags);
 	if (ret)
-		return ring_error("mlx4dv_sq_post_ud_send", ret);
+		return ring_error("mlx4dv_sq_write_ud_send", ret);
 	mlx4dv_sq_ring_doorbell(&t->sq);
 	return 0;
 }
@@ -359,7 +358,7 @@ static int poll_recv_cq(struct ud_test *t)
 	if (n)
 		mlx4dv_cq_update_ci(&t->rcq);
 	if (reposted)
-		mlx4dv_srq_doorbell(&t->srq_ring);
+		mlx4dv_srq_ring_doorbell(&t->srq_ring);
 	return ret ? -1 : n;
 }
 

@@ -14,6 +14,58 @@
  * It compiles on its own as C11/C17 and C++11..C++20 with
  * -Wall -Wextra -Wpedantic -Werror, without _DEFAULT_SOURCE.
  *
+ * Contents
+ *  Part 1  rdma-core's layouts, builders and libmlx4 entry points
+ *          (mlx4dv_init_obj() ...), unchanged; byte-order helpers.
+ *  Part 2  Barriers and device writes (mlx4dv_barrier_*, mlx4dv_mmio_*,
+ *          mlx4dv_wc_*).
+ *  Part 3  Queue handles (struct mlx4dv_sq_ring, _rq_ring, _srq_ring,
+ *          _cq_ring).
+ *  Part 4  Send path: ring arithmetic, segment builders (mlx4dv_wqe_set_*,
+ *          mlx4dv_sq_set_*), WQE finish and stamping, doorbell and
+ *          BlueFlame (mlx4dv_sq_ring_*), one-call writes
+ *          (mlx4dv_sq_write_*), template batches (mlx4dv_sq_batch_*).
+ *  Part 5  Completion and receive path: 5.1 CQE bits, 5.2 finding and
+ *          consuming CQEs (mlx4dv_cq_*), 5.3 decoding (mlx4dv_cqe_*),
+ *          5.4 arming, 5.5 RQ (mlx4dv_rq_*), 5.6 SRQ (mlx4dv_srq_*),
+ *          5.7 send completions and polls (mlx4dv_cq_poll_*), 5.8
+ *          completion timestamps (mlx4dv_ts_*).
+ *  Part 6  libmlx4dv (-lmlx4dv): handles from ibverbs objects
+ *          (mlx4dv_*_ring_init(), _release()), version, UD destinations.
+ *
+ * Naming and calling rules (docs/api-conventions.md):
+ *  - Verbs. "set": fill one segment or field in memory the caller names;
+ *    nothing is handed to the device. "write": build WQEs in a queue's
+ *    ring and advance its producer count; the device is not told.
+ *    "ring": tell the device that a queue has new WQEs (the send doorbell
+ *    register, BlueFlame, or the RQ/SRQ doorbell record). "post": write
+ *    and ring in one call, what ibv_post_recv() does. "complete": account
+ *    one completion against a queue (its consumer count advances, the
+ *    wr_id comes back). "poll": take CQEs off a CQ (its consumer index
+ *    advances) and complete them. "init"/"release": acquire and give
+ *    back a handle's resources; "free_wqe" gives one SRQ WQE back.
+ *  - Errors: a function that can refuse returns int, 0 on success or a
+ *    positive errno value (as ibv_post_send(), ibv_post_recv() and
+ *    mlx4dv_init_obj()); it never sets errno, and when it refuses it has
+ *    written nothing to the ring or the device. A poll that finds nothing
+ *    to take returns EAGAIN. A function that cannot fail returns its value
+ *    (a count, a pointer, a flag, a decoded field) or void.
+ *  - Counts (entries, WQEs, WQEBBs, completions) are uint32_t.
+ *  - wr_id is the second argument, right after the queue or batch, of
+ *    every function that writes a WQE; completions give it back through
+ *    a uint64_t *wr_id output (NULL: not wanted).
+ *  - Argument order: the queue, wr_id, the remote side as libibverbs'
+ *    ibv_wr_*() orders it (rkey before the remote address; dest,
+ *    remote_qpn, remote_qkey), the operands (compare before swap), the
+ *    local buffer (an ibv_sge list and its count, or data and len; a key
+ *    before its address and length, as ibv_wr_set_sge()), send_flags,
+ *    then the word send_flags gives a meaning to (imm, invalidate_rkey,
+ *    vlan_tci), as struct ibv_send_wr has send_flags before imm_data.
+ *  - Names that begin with __mlx4dv_ or __MLX4DV_ are the header's own
+ *    helpers: not part of the API, with no page and no stability.
+ *  - The names rdma-core's mlx4dv.h declares keep rdma-core's spelling and
+ *    meaning, whichever rule they predate.
+ *
  * Conventions used by every function below:
  *  - "host order" arguments are converted by the function; arguments typed
  *    __be16/__be32/__be64 are already big-endian and are stored as given.
@@ -73,9 +125,9 @@ extern "C" {
  * header array rdma-core's layouts have always had.
  */
 #if defined(__GNUC__)
-#define MLX4DV_EXTENSION __extension__
+#define __MLX4DV_EXTENSION __extension__
 #else
-#define MLX4DV_EXTENSION
+#define __MLX4DV_EXTENSION
 #endif
 
 /* ======================================================================
@@ -176,8 +228,8 @@ struct mlx4_cqe {
 	__be32		vlan_my_qpn;
 	__be32		immed_rss_invalid;
 	__be32		g_mlpath_rqpn;
-	MLX4DV_EXTENSION union {
-		MLX4DV_EXTENSION struct {
+	__MLX4DV_EXTENSION union {
+		__MLX4DV_EXTENSION struct {
 			__be16	sl_vid;
 			__be16	rlid;
 		};
@@ -435,14 +487,14 @@ struct mlx4_wqe_bind_seg {
  */
 struct mlx4_wqe_ctrl_seg {
 	__be32			owner_opcode;
-	MLX4DV_EXTENSION union {
-		MLX4DV_EXTENSION struct {
+	__MLX4DV_EXTENSION union {
+		__MLX4DV_EXTENSION struct {
 			uint8_t			reserved[3];
 			uint8_t			fence_size;
 		};
 		__be32		bf_qpn;
 	};
-	MLX4DV_EXTENSION union {
+	__MLX4DV_EXTENSION union {
 		__be32 srcrb_flags;
 		__be16 srcrb_flags16[2];
 	};
@@ -506,7 +558,7 @@ struct mlx4_wqe_raddr_seg {
 struct mlx4_wqe_lso_seg {
 	__be32			mss_hdr_size;
 #ifdef __cplusplus
-	MLX4DV_EXTENSION __be32	header[0];
+	__MLX4DV_EXTENSION __be32	header[0];
 #else
 	__be32			header[];
 #endif
@@ -750,77 +802,77 @@ int mlx4dv_set_context_attr(struct ibv_context *context,
  * HAVE_COHERENT_DMA test). There, as with rdma-core's header, the layouts
  * and builders of Part 1 compile; a program that uses a function of the
  * data path fails to build, naming
- * mlx4dv_no_device_barriers_for_this_architecture.
+ * __mlx4dv_no_device_barriers_for_this_architecture.
  */
 #if defined(__x86_64__) || defined(__i386__)
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("" ::: "memory")
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("" ::: "memory")
 #if defined(__x86_64__)
-#define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("sfence" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("sfence" ::: "memory")
 #else
 /* sfence needs SSE, which i386 does not assume; a locked instruction
  * drains the write-combining buffers on every x86. */
-#define MLX4DV_BARRIER_WC_FLUSH() \
+#define __MLX4DV_BARRIER_WC_FLUSH() \
 	__asm__ __volatile__("lock; addl $0,0(%%esp)" ::: "memory", "cc")
 #endif
 #elif defined(__aarch64__)
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("dmb oshst" ::: "memory")
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("dmb oshld" ::: "memory")
-#define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("dsb st" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("dmb osh" ::: "memory")
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("dmb oshst" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("dmb oshld" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("dsb st" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("dmb osh" ::: "memory")
 #elif defined(__PPC64__) || defined(__PPC__)
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("sync" ::: "memory")
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("sync" ::: "memory")
 #if defined(__PPC64__)
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("lwsync" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("lwsync" ::: "memory")
 #else
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("sync" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("sync" ::: "memory")
 #endif
-#define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("sync" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("sync" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("sync" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("sync" ::: "memory")
 #elif defined(__s390x__)
 /* s390x orders host memory for the device by itself; PCI stores are
  * instructions of their own, flushed by pciwb (mlx4dv_wc_flush below). */
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("" ::: "memory")
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("" ::: "memory")
-#define MLX4DV_BARRIER_WC_FLUSH()	mlx4dv_s390_pciwb()
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__mlx4dv_s390_pciwb()
 #elif defined(__riscv)
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("fence ow,ow" ::: "memory")
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("fence ir,ir" ::: "memory")
-#define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("fence ow,ow" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("fence iorw,ow" ::: "memory")
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("fence ow,ow" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("fence ir,ir" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("fence ow,ow" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("fence iorw,ow" ::: "memory")
 #elif defined(__mips__)
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("sync" ::: "memory")
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("sync" ::: "memory")
-#define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("sync" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("sync" ::: "memory")
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("sync" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("sync" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("sync" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("sync" ::: "memory")
 #elif defined(__loongarch__)
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("dbar 0" ::: "memory")
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("dbar 0" ::: "memory")
-#define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("dbar 0" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("dbar 0" ::: "memory")
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("dbar 0" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("dbar 0" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("dbar 0" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("dbar 0" ::: "memory")
 #elif defined(__sparc_v9__)
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("membar #StoreStore" ::: "memory")
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("membar #LoadLoad" ::: "memory")
-#define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("membar #StoreStore" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE() \
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("membar #StoreStore" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("membar #LoadLoad" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("membar #StoreStore" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE() \
 	__asm__ __volatile__("membar #LoadStore | #StoreStore" ::: "memory")
 #elif defined(__sparc__)
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("" ::: "memory")
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("" ::: "memory")
-#define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("" ::: "memory")
 #elif defined(__ia64__)
-#define MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("mf" ::: "memory")
-#define MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("mf" ::: "memory")
-#define MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("fwb" ::: "memory")
-#define MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("mf" ::: "memory")
+#define __MLX4DV_BARRIER_TO_DEVICE()	__asm__ __volatile__("mf" ::: "memory")
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__asm__ __volatile__("mf" ::: "memory")
+#define __MLX4DV_BARRIER_WC_FLUSH()	__asm__ __volatile__("fwb" ::: "memory")
+#define __MLX4DV_BARRIER_RELEASE()	__asm__ __volatile__("mf" ::: "memory")
 #else
-#define MLX4DV_NO_DEVICE_BARRIERS 1
+#define __MLX4DV_NO_DEVICE_BARRIERS 1
 #endif
 
-#if defined(MLX4DV_NO_DEVICE_BARRIERS)
+#if defined(__MLX4DV_NO_DEVICE_BARRIERS)
 /* Never defined anywhere: a call that survives compilation is an error
  * at compile time (GCC, clang 14+) or else at link time. */
 #if defined(__has_attribute)
@@ -829,11 +881,11 @@ __attribute__((__error__("mlx4dv.h: rdma-core defines no device barriers for "
 			 "this architecture, so the data path is unavailable")))
 #endif
 #endif
-void mlx4dv_no_device_barriers_for_this_architecture(void);
-#define MLX4DV_BARRIER_TO_DEVICE()	mlx4dv_no_device_barriers_for_this_architecture()
-#define MLX4DV_BARRIER_FROM_DEVICE()	mlx4dv_no_device_barriers_for_this_architecture()
-#define MLX4DV_BARRIER_WC_FLUSH()	mlx4dv_no_device_barriers_for_this_architecture()
-#define MLX4DV_BARRIER_RELEASE()	mlx4dv_no_device_barriers_for_this_architecture()
+void __mlx4dv_no_device_barriers_for_this_architecture(void);
+#define __MLX4DV_BARRIER_TO_DEVICE()	__mlx4dv_no_device_barriers_for_this_architecture()
+#define __MLX4DV_BARRIER_FROM_DEVICE()	__mlx4dv_no_device_barriers_for_this_architecture()
+#define __MLX4DV_BARRIER_WC_FLUSH()	__mlx4dv_no_device_barriers_for_this_architecture()
+#define __MLX4DV_BARRIER_RELEASE()	__mlx4dv_no_device_barriers_for_this_architecture()
 #endif
 
 #if defined(__s390x__)
@@ -855,17 +907,17 @@ long syscall(long number, ...);
 #include <unistd.h>
 #endif
 
-#define MLX4DV_S390_HWCAP_PCI_MIO	(1UL << 21)	/* HWCAP_S390_PCI_MIO */
+#define __MLX4DV_S390_HWCAP_PCI_MIO	(1UL << 21)	/* HWCAP_S390_PCI_MIO */
 
 /* 1 when the MIO instructions may be used; read once per translation
  * unit (a benign race: every thread computes the same value). */
-static inline int mlx4dv_s390_mio(void)
+static inline int __mlx4dv_s390_mio(void)
 {
 	static int mio = -1;
 	int v = __atomic_load_n(&mio, __ATOMIC_RELAXED);
 
 	if (v < 0) {
-		v = !!(getauxval(AT_HWCAP) & MLX4DV_S390_HWCAP_PCI_MIO);
+		v = !!(getauxval(AT_HWCAP) & __MLX4DV_S390_HWCAP_PCI_MIO);
 		__atomic_store_n(&mio, v, __ATOMIC_RELAXED);
 	}
 	return v;
@@ -873,11 +925,11 @@ static inline int mlx4dv_s390_mio(void)
 
 /* pcistgi: store len (1, 2, 4 or 8) low-order bytes of val to ioaddr. The
  * address/length operand is an even/odd register pair. */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_s390_pcistgi(void *ioaddr, uint64_t val,
+static MLX4DV_ALWAYS_INLINE void __mlx4dv_s390_pcistgi(void *ioaddr, uint64_t val,
 						     uint64_t len)
 {
-	MLX4DV_EXTENSION unsigned __int128 addr_len =
-		(MLX4DV_EXTENSION (unsigned __int128)(uintptr_t)ioaddr << 64) | len;
+	__MLX4DV_EXTENSION unsigned __int128 addr_len =
+		(__MLX4DV_EXTENSION (unsigned __int128)(uintptr_t)ioaddr << 64) | len;
 
 	__asm__ __volatile__(".insn rre,0xb9d40000,%[val],%[addr_len]"
 			     : [addr_len] "+&d" (addr_len)
@@ -886,7 +938,7 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_s390_pcistgi(void *ioaddr, uint64_t val,
 }
 
 /* pcistbi: one block store of len bytes (8-byte aligned, within 4 KiB). */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_s390_pcistbi(void *ioaddr, const void *src,
+static MLX4DV_ALWAYS_INLINE void __mlx4dv_s390_pcistbi(void *ioaddr, const void *src,
 						     uint64_t len)
 {
 	__asm__ __volatile__(".insn rsy,0xeb00000000d4,%[len],%[ioaddr],%[src]"
@@ -897,14 +949,14 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_s390_pcistbi(void *ioaddr, const void *s
 }
 
 /* Without MIO: the kernel performs the PCI store (arch/s390/pci/pci_mmio.c). */
-static inline void mlx4dv_s390_mmio_write(void *ioaddr, const void *src, size_t len)
+static inline void __mlx4dv_s390_mmio_write(void *ioaddr, const void *src, size_t len)
 {
 	syscall(__NR_s390_pci_mmio_write, ioaddr, src, len);
 }
 
-static MLX4DV_ALWAYS_INLINE void mlx4dv_s390_pciwb(void)
+static MLX4DV_ALWAYS_INLINE void __mlx4dv_s390_pciwb(void)
 {
-	if (mlx4dv_s390_mio())
+	if (__mlx4dv_s390_mio())
 		__asm__ __volatile__(".insn rre,0xb9d50000,0,0" ::: "memory");
 	else
 		__asm__ __volatile__("" ::: "memory");
@@ -923,7 +975,7 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_s390_pciwb(void)
  */
 static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_to_device(void)
 {
-	MLX4DV_BARRIER_TO_DEVICE();
+	__MLX4DV_BARRIER_TO_DEVICE();
 }
 
 /*
@@ -934,7 +986,7 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_to_device(void)
  */
 static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_from_device(void)
 {
-	MLX4DV_BARRIER_FROM_DEVICE();
+	__MLX4DV_BARRIER_FROM_DEVICE();
 }
 
 /*
@@ -950,7 +1002,7 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_from_device(void)
  */
 static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_release_to_device(void)
 {
-	MLX4DV_BARRIER_RELEASE();
+	__MLX4DV_BARRIER_RELEASE();
 }
 
 /*
@@ -965,7 +1017,7 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_release_to_device(void)
  */
 static MLX4DV_ALWAYS_INLINE void mlx4dv_wc_flush(void)
 {
-	MLX4DV_BARRIER_WC_FLUSH();
+	__MLX4DV_BARRIER_WC_FLUSH();
 }
 
 /*
@@ -978,10 +1030,10 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_wc_flush(void)
 static MLX4DV_ALWAYS_INLINE void mlx4dv_mmio_write32_be(void *reg, __be32 val)
 {
 #if defined(__s390x__)
-	if (mlx4dv_s390_mio())
-		mlx4dv_s390_pcistgi(reg, (uint32_t)val, sizeof(val));
+	if (__mlx4dv_s390_mio())
+		__mlx4dv_s390_pcistgi(reg, (uint32_t)val, sizeof(val));
 	else
-		mlx4dv_s390_mmio_write(reg, &val, sizeof(val));
+		__mlx4dv_s390_mmio_write(reg, &val, sizeof(val));
 #else
 	*(volatile __be32 *)reg = val;
 #endif
@@ -998,10 +1050,10 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_mmio_write32_be(void *reg, __be32 val)
 static MLX4DV_ALWAYS_INLINE void mlx4dv_mmio_write64_be(void *reg, __be64 val)
 {
 #if defined(__s390x__)
-	if (mlx4dv_s390_mio())
-		mlx4dv_s390_pcistgi(reg, (uint64_t)val, sizeof(val));
+	if (__mlx4dv_s390_mio())
+		__mlx4dv_s390_pcistgi(reg, (uint64_t)val, sizeof(val));
 	else
-		mlx4dv_s390_mmio_write(reg, &val, sizeof(val));
+		__mlx4dv_s390_mmio_write(reg, &val, sizeof(val));
 #elif UINTPTR_MAX == 0xffffffffu
 	__atomic_store_n((volatile uint64_t *)reg, (uint64_t)val, __ATOMIC_RELAXED);
 #else
@@ -1024,10 +1076,10 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_wc_copy64(void *dst, const void *src)
 {
 #if defined(__s390x__)
 	/* a 64-byte aligned block never crosses pcistbi's 4 KiB boundary */
-	if (mlx4dv_s390_mio())
-		mlx4dv_s390_pcistbi(dst, src, 64);
+	if (__mlx4dv_s390_mio())
+		__mlx4dv_s390_pcistbi(dst, src, 64);
 	else
-		mlx4dv_s390_mmio_write(dst, src, 64);
+		__mlx4dv_s390_mmio_write(dst, src, 64);
 #else
 	volatile uint64_t *d = (volatile uint64_t *)dst;
 	const unsigned char *s = (const unsigned char *)src;
@@ -1068,7 +1120,7 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_wc_copy64(void *dst, const void *src)
 
 /* Flags of struct mlx4dv_sq_ring.flags. */
 enum mlx4dv_sq_ring_flags {
-	/* bf_reg is mapped: mlx4dv_sq_post_bf() may be used. */
+	/* bf_reg is mapped: mlx4dv_sq_ring_bf() may be used. */
 	MLX4DV_SQ_RING_BLUEFLAME	= 1 << 0,
 	/* BlueFlame was requested but is unavailable (no register, or the
 	 * mapping failed); plain doorbells are used. */
@@ -1273,7 +1325,7 @@ struct mlx4dv_cq_ring {
  *     then a few stores per WQE (mlx4dv_sq_batch_*).
  * A one-call post never rings the doorbell: post a batch, then ring once
  * with mlx4dv_sq_ring_doorbell(), or post one WQE and hand it over with
- * mlx4dv_sq_post_bf(). See docs/send-path.md.
+ * mlx4dv_sq_ring_bf(). See docs/send-path.md.
  *
  * A WQE is ds 16-byte units long (ds <= 63) and occupies
  * ceil(ds * 16 / stride) consecutive WQEBBs; it may wrap past the ring
@@ -1286,11 +1338,11 @@ struct mlx4dv_cq_ring {
 /* Branch hints for the rare paths of a post (stamping, errors) and the
  * common one-WQEBB case of a completion. */
 #ifdef __GNUC__
-#define MLX4DV_SQ_UNLIKELY(x)	__builtin_expect(!!(x), 0)
-#define MLX4DV_SQ_LIKELY(x)	__builtin_expect(!!(x), 1)
+#define __MLX4DV_UNLIKELY(x)	__builtin_expect(!!(x), 0)
+#define __MLX4DV_LIKELY(x)	__builtin_expect(!!(x), 1)
 #else
-#define MLX4DV_SQ_UNLIKELY(x)	(x)
-#define MLX4DV_SQ_LIKELY(x)	(x)
+#define __MLX4DV_UNLIKELY(x)	(x)
+#define __MLX4DV_LIKELY(x)	(x)
 #endif
 
 /* ---- Constants of the send WQE (host order) ---- */
@@ -1439,7 +1491,7 @@ mlx4dv_sq_room(const struct mlx4dv_sq_ring *sq)
 
 /* WQEBBs a WQE of ds 16-byte units occupies: ceil(ds * 16 / stride). */
 static MLX4DV_ALWAYS_INLINE uint32_t
-mlx4dv_wqebbs_of_ds(uint32_t wqe_shift, uint32_t ds)
+__mlx4dv_wqebbs_of_ds(uint32_t wqe_shift, uint32_t ds)
 {
 	/* 1..4 units fit in the smallest stride (64 bytes): one WQEBB, a
 	 * constant when ds is (the fixed-size posts). */
@@ -1451,7 +1503,7 @@ mlx4dv_wqebbs_of_ds(uint32_t wqe_shift, uint32_t ds)
 static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_ds_to_wqebbs(const struct mlx4dv_sq_ring *sq, uint32_t ds)
 {
-	return mlx4dv_wqebbs_of_ds(sq->wqe_shift, ds);
+	return __mlx4dv_wqebbs_of_ds(sq->wqe_shift, ds);
 }
 
 /* ds (16-byte units) of the WQE whose control segment is ctrl: the low
@@ -1463,13 +1515,14 @@ mlx4dv_wqe_ds(const struct mlx4_wqe_ctrl_seg *ctrl)
 }
 
 /*
- * mlx4dv_sq_set_wr_id - remember wr_id for the WQE the next post builds
- * (stored in sq->wrid at the slot of sq->head). No effect when sq->wrid is
- * NULL. mlx4dv_sq_complete() hands it back. A failed post leaves nothing
- * behind: the next successful post uses the same slot.
+ * Record wr_id for the WQE built at sq->head (sq->wrid at the slot of
+ * head; nothing when sq->wrid is NULL), for the writes, which take wr_id
+ * as an argument. The slot of head is never an outstanding WQE's (room
+ * keeps head - tail <= max_post < wqe_cnt), so storing before a write
+ * that then fails leaves nothing behind: the next write takes the slot.
  */
 static MLX4DV_ALWAYS_INLINE void
-mlx4dv_sq_set_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id)
+__mlx4dv_sq_set_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id)
 {
 	size_t slot = sq->head & (sq->wqe_cnt - 1);
 
@@ -1484,8 +1537,8 @@ mlx4dv_sq_set_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id)
  *            or an error CQE of this SQ: the low 16 bits of the producer
  *            count of the first WQEBB of the last WQE that completed. Every
  *            earlier WQE, signaled or not, completed with it.
- * wr_id:     out, may be NULL: the value recorded by mlx4dv_sq_set_wr_id()
- *            for that WQE (when sq->wrid is not NULL; else untouched).
+ * wr_id:     out, may be NULL: the wr_id the WQE was written with (when
+ *            sq->wrid is not NULL; else untouched).
  *
  * tail moves to the named WQE (a 16-bit difference, so right across the
  * 16-bit wrap of wqe_index while fewer than 65536 WQEBBs are outstanding)
@@ -1511,7 +1564,7 @@ mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 
 	if (skip >= head - tail)
 		return 0;
-	if (MLX4DV_SQ_LIKELY(sq->single_wqebb & 1)) {
+	if (__MLX4DV_LIKELY(sq->single_wqebb & 1)) {
 		if (wr_id && sq->wrid)
 			*wr_id = sq->wrid[slot];
 		sq->tail = start + 1;
@@ -1520,11 +1573,11 @@ mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 	ctrl = (const struct mlx4_wqe_ctrl_seg *)
 		(sq->buf + (slot << sq->wqe_shift));
 	ds = mlx4dv_wqe_ds(ctrl);
-	if (MLX4DV_SQ_LIKELY(ds - 1 < MLX4DV_WQE_CHUNK / 16)) {
+	if (__MLX4DV_LIKELY(ds - 1 < MLX4DV_WQE_CHUNK / 16)) {
 		/* One WQEBB, and start < head by the test above. */
 		wqebbs = 1;
 	} else {
-		wqebbs = mlx4dv_wqebbs_of_ds(sq->wqe_shift, ds);
+		wqebbs = __mlx4dv_wqebbs_of_ds(sq->wqe_shift, ds);
 		if (wqebbs == 0 || wqebbs > head - start)
 			return 0;
 	}
@@ -1863,7 +1916,7 @@ mlx4dv_wqe_set_datagram_seg(struct mlx4_wqe_datagram_seg *seg,
  * precondition, asserted under MLX4DV_DEBUG: the one-call posts refuse
  * longer entries with EINVAL); 0 is encoded as MLX4DV_DATA_SEG_ZERO_LENGTH
  * (a plain 0 means 2 GiB). lkey, addr: host order. Write the entries of a
- * WQE last-to-first (mlx4dv_sq_write_data_segs() does). (libmlx4 qp.c
+ * WQE last-to-first (mlx4dv_sq_set_data_segs() does). (libmlx4 qp.c
  * set_data_seg.)
  */
 static MLX4DV_ALWAYS_INLINE void
@@ -1884,7 +1937,7 @@ mlx4dv_wqe_set_data_seg(struct mlx4_wqe_data_seg *seg, uint32_t length,
  * handle, so the posts work from this copy instead of re-reading the
  * handle after each store.
  */
-struct mlx4dv_sq_geom {
+struct __mlx4dv_sq_geom {
 	uint8_t			*buf;		/* first WQEBB */
 	uint8_t			*end;		/* first byte past the ring */
 	size_t			size;		/* wqe_cnt << wqe_shift bytes */
@@ -1894,10 +1947,10 @@ struct mlx4dv_sq_geom {
 	uint32_t		spare_wqes;
 };
 
-static MLX4DV_ALWAYS_INLINE struct mlx4dv_sq_geom
-mlx4dv_sq_geom_load(const struct mlx4dv_sq_ring *sq)
+static MLX4DV_ALWAYS_INLINE struct __mlx4dv_sq_geom
+__mlx4dv_sq_geom_load(const struct mlx4dv_sq_ring *sq)
 {
-	struct mlx4dv_sq_geom g;
+	struct __mlx4dv_sq_geom g;
 
 	g.buf = sq->buf;
 	g.size = (size_t)sq->wqe_cnt << sq->wqe_shift;
@@ -1911,22 +1964,22 @@ mlx4dv_sq_geom_load(const struct mlx4dv_sq_ring *sq)
 
 /* WQEBB of producer count `count` in a loaded geometry. */
 static MLX4DV_ALWAYS_INLINE uint8_t *
-mlx4dv_sq_geom_wqebb(const struct mlx4dv_sq_geom *g, uint32_t count)
+__mlx4dv_sq_geom_wqebb(const struct __mlx4dv_sq_geom *g, uint32_t count)
 {
 	return g->buf + ((size_t)(count & (g->wqe_cnt - 1)) << g->wqe_shift);
 }
 
 /* p brought back into the ring when it ran past the end. */
 static MLX4DV_ALWAYS_INLINE uint8_t *
-mlx4dv_sq_geom_wrap(const struct mlx4dv_sq_geom *g, uint8_t *p)
+__mlx4dv_sq_geom_wrap(const struct __mlx4dv_sq_geom *g, uint8_t *p)
 {
 	return p >= g->end ? p - g->size : p;
 }
 
-/* Gather entries last-to-first at first (see mlx4dv_sq_write_data_segs);
+/* Gather entries last-to-first at first (see mlx4dv_sq_set_data_segs);
  * may_wrap 0 when the whole WQE lies before the ring end. */
 static MLX4DV_ALWAYS_INLINE void
-mlx4dv_sq_geom_write_data_segs(const struct mlx4dv_sq_geom *g, uint8_t *first,
+__mlx4dv_sq_geom_set_data_segs(const struct __mlx4dv_sq_geom *g, uint8_t *first,
 			       const struct ibv_sge *sg, uint32_t num_sge,
 			       int may_wrap)
 {
@@ -1936,26 +1989,26 @@ mlx4dv_sq_geom_write_data_segs(const struct mlx4dv_sq_geom *g, uint8_t *first,
 		uint8_t *p = first + ((size_t)i << 4);
 
 		if (may_wrap)
-			p = mlx4dv_sq_geom_wrap(g, p);
+			p = __mlx4dv_sq_geom_wrap(g, p);
 		mlx4dv_wqe_set_data_seg((struct mlx4_wqe_data_seg *)p,
 					sg[i].length, sg[i].lkey, sg[i].addr);
 	}
 }
 
 /*
- * mlx4dv_sq_write_data_segs - num_sge gather entries from sg (host order
+ * mlx4dv_sq_set_data_segs - num_sge gather entries from sg (host order
  * ibv_sge: addr, length in bytes, lkey) at seg, a 16-byte-aligned place in
  * the SQ ring; entries past the ring end continue at its start. Written
  * last-to-first, so that the first word of every 64-byte chunk is the last
  * store to it. Returns the ds used (num_sge).
  */
 static MLX4DV_ALWAYS_INLINE uint32_t
-mlx4dv_sq_write_data_segs(const struct mlx4dv_sq_ring *sq, void *seg,
+mlx4dv_sq_set_data_segs(const struct mlx4dv_sq_ring *sq, void *seg,
 			  const struct ibv_sge *sg, uint32_t num_sge)
 {
-	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 
-	mlx4dv_sq_geom_write_data_segs(&g, (uint8_t *)seg, sg, num_sge, 1);
+	__mlx4dv_sq_geom_set_data_segs(&g, (uint8_t *)seg, sg, num_sge, 1);
 	return num_sge;
 }
 
@@ -1982,7 +2035,7 @@ mlx4dv_inline_ds(uint32_t chunk_offset, uint32_t total_bytes)
 }
 
 /*
- * mlx4dv_sq_write_inline_sge - copy inline data into the SQ ring at pos (a
+ * mlx4dv_sq_set_inline_sge - copy inline data into the SQ ring at pos (a
  * 16-byte-aligned place after the WQE's fixed segments), gathered from
  * num_src buffers (sg[i].addr, sg[i].length bytes; lkey ignored).
  *
@@ -1995,7 +2048,7 @@ mlx4dv_inline_ds(uint32_t chunk_offset, uint32_t total_bytes)
  * (libmlx4 qp.c mlx4_post_send; PRM "Inline data segment".)
  */
 static inline uint32_t
-mlx4dv_sq_geom_write_inline(const struct mlx4dv_sq_geom *g, uint8_t *pos,
+__mlx4dv_sq_geom_set_inline_sge(const struct __mlx4dv_sq_geom *g, uint8_t *pos,
 			    const struct ibv_sge *sg, uint32_t num_src)
 {
 	uint8_t *p = pos;
@@ -2021,7 +2074,7 @@ mlx4dv_sq_geom_write_inline(const struct mlx4dv_sq_geom *g, uint8_t *pos,
 				(uint32_t)MLX4_INLINE_SEG | seg_len);
 			headers++;
 			hdr = (struct mlx4_wqe_inline_seg *)
-				mlx4dv_sq_geom_wrap(g, p + part);
+				__mlx4dv_sq_geom_wrap(g, p + part);
 			p = (uint8_t *)hdr + 4;
 			off = 4;
 			seg_len = 0;
@@ -2042,12 +2095,12 @@ mlx4dv_sq_geom_write_inline(const struct mlx4dv_sq_geom *g, uint8_t *pos,
 }
 
 static MLX4DV_ALWAYS_INLINE uint32_t
-mlx4dv_sq_write_inline_sge(const struct mlx4dv_sq_ring *sq, void *pos,
+mlx4dv_sq_set_inline_sge(const struct mlx4dv_sq_ring *sq, void *pos,
 			   const struct ibv_sge *sg, uint32_t num_src)
 {
-	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 
-	return mlx4dv_sq_geom_write_inline(&g, (uint8_t *)pos, sg, num_src);
+	return __mlx4dv_sq_geom_set_inline_sge(&g, (uint8_t *)pos, sg, num_src);
 }
 
 /*
@@ -2059,7 +2112,7 @@ mlx4dv_sq_write_inline_sge(const struct mlx4dv_sq_ring *sq, void *pos,
  * constant length is copied without a loop.
  */
 static MLX4DV_ALWAYS_INLINE uint32_t
-mlx4dv_sq_geom_write_inline_buf(const struct mlx4dv_sq_geom *g, uint8_t *pos,
+__mlx4dv_sq_geom_set_inline(const struct __mlx4dv_sq_geom *g, uint8_t *pos,
 				uint32_t chunk_off, const void *data,
 				uint32_t len)
 {
@@ -2078,7 +2131,7 @@ mlx4dv_sq_geom_write_inline_buf(const struct mlx4dv_sq_geom *g, uint8_t *pos,
 		((struct mlx4_wqe_inline_seg *)hdr)->byte_count =
 			mlx4dv_cpu_to_be32((uint32_t)MLX4_INLINE_SEG | room);
 		headers++;
-		hdr = mlx4dv_sq_geom_wrap(g, hdr + 4 + room);
+		hdr = __mlx4dv_sq_geom_wrap(g, hdr + 4 + room);
 		room = MLX4DV_WQE_CHUNK - 4;
 	}
 	if (len) {
@@ -2091,15 +2144,15 @@ mlx4dv_sq_geom_write_inline_buf(const struct mlx4dv_sq_geom *g, uint8_t *pos,
 	return (total + 4 * headers + 15) >> 4;
 }
 
-/* mlx4dv_sq_write_inline - the same as mlx4dv_sq_write_inline_sge() for
+/* mlx4dv_sq_set_inline - the same as mlx4dv_sq_set_inline_sge() for
  * one source buffer of len bytes (data may be NULL when len is 0). */
 static MLX4DV_ALWAYS_INLINE uint32_t
-mlx4dv_sq_write_inline(const struct mlx4dv_sq_ring *sq, void *pos,
+mlx4dv_sq_set_inline(const struct mlx4dv_sq_ring *sq, void *pos,
 		       const void *data, uint32_t len)
 {
-	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 
-	return mlx4dv_sq_geom_write_inline_buf(&g, (uint8_t *)pos,
+	return __mlx4dv_sq_geom_set_inline(&g, (uint8_t *)pos,
 		(uint32_t)(((uint8_t *)pos - g.buf) & (MLX4DV_WQE_CHUNK - 1)),
 		data, len);
 }
@@ -2116,7 +2169,7 @@ mlx4dv_wqe_lso_ds(uint32_t header_size)
 }
 
 /*
- * mlx4dv_sq_write_lso_seg - LSO segment at seg (16-byte aligned, in the
+ * mlx4dv_sq_set_lso_seg - LSO segment at seg (16-byte aligned, in the
  * ring): word mss << 16 | header_size (host order, stored big-endian),
  * then the header_size bytes of header (the packet headers the device
  * repeats in every segment), zero-padded to 16 bytes; continues at the
@@ -2127,7 +2180,7 @@ mlx4dv_wqe_lso_ds(uint32_t header_size)
  * qp.c build_lso_seg, mlx4_en en_tx.c.)
  */
 static inline uint32_t
-mlx4dv_sq_write_lso_seg(const struct mlx4dv_sq_ring *sq, void *seg,
+mlx4dv_sq_set_lso_seg(const struct mlx4dv_sq_ring *sq, void *seg,
 			uint16_t mss, const void *header, uint16_t header_size)
 {
 	uint32_t ds = mlx4dv_wqe_lso_ds(header_size);
@@ -2161,12 +2214,12 @@ mlx4dv_sq_write_lso_seg(const struct mlx4dv_sq_ring *sq, void *seg,
 /* Chunks 1.. of the WQE at wqe (count), over its old ds, when it is
  * longer than one WQEBB (the rare case: left to the compiler). */
 static inline void
-mlx4dv_sq_stamp_chunks(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
+__mlx4dv_sq_stamp_chunks(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
 		       uint32_t count, uint32_t bytes)
 {
 	const uint32_t low31 = MLX4DV_WQE_STAMP & ~MLX4DV_WQE_CTRL_OWNER;
-	struct mlx4dv_sq_geom geom = mlx4dv_sq_geom_load(sq);
-	const struct mlx4dv_sq_geom *g = &geom;
+	struct __mlx4dv_sq_geom geom = __mlx4dv_sq_geom_load(sq);
+	const struct __mlx4dv_sq_geom *g = &geom;
 	uint32_t stride_mask = (1U << g->wqe_shift) - 1;
 	uint32_t off;
 
@@ -2179,7 +2232,7 @@ mlx4dv_sq_stamp_chunks(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
 		if (!(off & stride_mask) &&
 		    ((count + (off >> g->wqe_shift)) & g->wqe_cnt))
 			stamp = low31;
-		*(__be32 *)mlx4dv_sq_geom_wrap(g, wqe + off) =
+		*(__be32 *)__mlx4dv_sq_geom_wrap(g, wqe + off) =
 			mlx4dv_cpu_to_be32(stamp);
 	}
 }
@@ -2188,17 +2241,17 @@ mlx4dv_sq_stamp_chunks(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
  * tested first) has nothing to stamp. A continuation WQEBB has data in
  * byte 7: either it reads <= 4 or its stamped first word stops it. */
 static MLX4DV_ALWAYS_INLINE void
-mlx4dv_sq_geom_stamp_wqe(const struct mlx4dv_sq_ring *sq,
-			 const struct mlx4dv_sq_geom *g, uint32_t count)
+__mlx4dv_sq_geom_stamp_wqe(const struct mlx4dv_sq_ring *sq,
+			 const struct __mlx4dv_sq_geom *g, uint32_t count)
 {
-	uint8_t *wqe = mlx4dv_sq_geom_wqebb(g, count);
+	uint8_t *wqe = __mlx4dv_sq_geom_wqebb(g, count);
 	uint32_t bytes = (uint32_t)(wqe[7] & 0x3f) << 4;
 	uint32_t off;
 
 	if (bytes <= MLX4DV_WQE_CHUNK)
 		return;
 	if (bytes > (1U << g->wqe_shift)) {
-		mlx4dv_sq_stamp_chunks(sq, wqe, count, bytes);
+		__mlx4dv_sq_stamp_chunks(sq, wqe, count, bytes);
 		return;
 	}
 	/* Within this WQEBB (libmlx4's case). Were the WQEBB the tail of an
@@ -2224,9 +2277,9 @@ mlx4dv_sq_geom_stamp_wqe(const struct mlx4dv_sq_ring *sq,
 static MLX4DV_ALWAYS_INLINE void
 mlx4dv_sq_stamp_wqe(const struct mlx4dv_sq_ring *sq, uint32_t count)
 {
-	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 
-	mlx4dv_sq_geom_stamp_wqe(sq, &g, count);
+	__mlx4dv_sq_geom_stamp_wqe(sq, &g, count);
 }
 
 /*
@@ -2261,14 +2314,14 @@ mlx4dv_sq_init_ownership(struct mlx4dv_sq_ring *sq)
  * it last held (WQEBBs 2.. of a WQE of several WQEBBs, or the WQEBBs a
  * batch brings into the prefetch window), apart from the hot path. */
 static inline void
-mlx4dv_sq_stamp_more(const struct mlx4dv_sq_ring *sq, uint32_t count,
+__mlx4dv_sq_stamp_more(const struct mlx4dv_sq_ring *sq, uint32_t count,
 		     uint32_t n)
 {
-	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 	uint32_t i;
 
 	for (i = 0; i < n; i++)
-		mlx4dv_sq_geom_stamp_wqe(sq, &g, count + i);
+		__mlx4dv_sq_geom_stamp_wqe(sq, &g, count + i);
 }
 
 /*
@@ -2281,7 +2334,7 @@ mlx4dv_sq_stamp_more(const struct mlx4dv_sq_ring *sq, uint32_t count,
  * stale WQE content once it completes.
  */
 static MLX4DV_ALWAYS_INLINE void
-mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_geom *g,
+__mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq, const struct __mlx4dv_sq_geom *g,
 		      struct mlx4_wqe_ctrl_seg *ctrl, uint32_t owner_opcode,
 		      uint32_t ds, uint32_t wqebbs)
 {
@@ -2300,22 +2353,38 @@ mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_geom *g,
 			sq->single_wqebb = 0;
 	}
 	/* ring_stamped is 0 or 1; testing bit 0 is one instruction. */
-	if (MLX4DV_SQ_UNLIKELY(!(sq->ring_stamped & 1))) {
+	if (__MLX4DV_UNLIKELY(!(sq->ring_stamped & 1))) {
 		/* spare_wqes read here, not from g: the copy would cost a
 		 * load on every post, stamping or not. */
 		uint32_t ahead = g->head + sq->spare_wqes;
 
-		mlx4dv_sq_geom_stamp_wqe(sq, g, ahead);
+		__mlx4dv_sq_geom_stamp_wqe(sq, g, ahead);
 		if (wqebbs > 1)
-			mlx4dv_sq_stamp_more(sq, ahead + 1, wqebbs - 1);
+			__mlx4dv_sq_stamp_more(sq, ahead + 1, wqebbs - 1);
 	}
 	sq->head = g->head + wqebbs;
+}
+
+/* The body of mlx4dv_sq_wqe_finish(), for the posts that record their
+ * wr_id themselves. */
+static MLX4DV_ALWAYS_INLINE uint32_t
+__mlx4dv_sq_wqe_finish(struct mlx4dv_sq_ring *sq,
+		       struct mlx4_wqe_ctrl_seg *ctrl, uint32_t owner_opcode)
+{
+	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
+	uint32_t ds = mlx4dv_wqe_ds(ctrl);
+	uint32_t wqebbs = mlx4dv_sq_ds_to_wqebbs(sq, ds);
+
+	__mlx4dv_sq_geom_finish(sq, &g, ctrl, owner_opcode, ds, wqebbs);
+	return wqebbs;
 }
 
 /*
  * mlx4dv_sq_wqe_finish - hand the WQE at producer count sq->head to the
  * device and advance head.
  *
+ * wr_id:        recorded for the WQE in sq->wrid (when the handle has a
+ *               table); a completion of the WQE hands it back.
  * ctrl:         its control segment (mlx4dv_sq_wqebb(sq, sq->head)), with
  *               words 1..3 written (mlx4dv_wqe_set_ctrl(): ds is read from
  *               there) and every other segment written.
@@ -2332,15 +2401,11 @@ mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_geom *g,
  * is longer than 64 bytes.
  */
 static MLX4DV_ALWAYS_INLINE uint32_t
-mlx4dv_sq_wqe_finish(struct mlx4dv_sq_ring *sq, struct mlx4_wqe_ctrl_seg *ctrl,
-		     uint32_t owner_opcode)
+mlx4dv_sq_wqe_finish(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+		     struct mlx4_wqe_ctrl_seg *ctrl, uint32_t owner_opcode)
 {
-	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
-	uint32_t ds = mlx4dv_wqe_ds(ctrl);
-	uint32_t wqebbs = mlx4dv_sq_ds_to_wqebbs(sq, ds);
-
-	mlx4dv_sq_geom_finish(sq, &g, ctrl, owner_opcode, ds, wqebbs);
-	return wqebbs;
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_wqe_finish(sq, ctrl, owner_opcode);
 }
 
 /*
@@ -2379,7 +2444,7 @@ mlx4dv_sq_bf_eligible(const struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
 }
 
 /*
- * mlx4dv_sq_post_bf - hand over the single WQE posted at producer count
+ * mlx4dv_sq_ring_bf - hand over the single WQE posted at producer count
  * wqe_count (sq->head before the post) by BlueFlame when
  * mlx4dv_sq_bf_eligible(), else ring the doorbell.
  *
@@ -2394,7 +2459,7 @@ mlx4dv_sq_bf_eligible(const struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
  * (libmlx4 qp.c mlx4_post_send; kernel mlx4_en en_tx.c.)
  */
 static inline int
-mlx4dv_sq_post_bf(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
+mlx4dv_sq_ring_bf(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
 {
 	uint8_t *wqe = mlx4dv_sq_wqebb(sq, wqe_count);
 	struct mlx4_wqe_ctrl_seg *ctrl = (struct mlx4_wqe_ctrl_seg *)wqe;
@@ -2428,7 +2493,7 @@ mlx4dv_sq_post_bf(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
 
 /* 1 for the QP types whose send WQE has a remote address segment. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_is_connected(const struct mlx4dv_sq_ring *sq)
+__mlx4dv_sq_is_connected(const struct mlx4dv_sq_ring *sq)
 {
 	return sq->qp_type == IBV_QPT_RC || sq->qp_type == IBV_QPT_UC ||
 	       sq->qp_type == IBV_QPT_XRC_SEND;
@@ -2445,7 +2510,7 @@ static inline void
 mlx4dv_sq_fast_path_init(struct mlx4dv_sq_ring *sq)
 {
 	sq->fast_path = 0;
-	if (mlx4dv_sq_is_connected(sq) && sq->max_gather >= 1 &&
+	if (__mlx4dv_sq_is_connected(sq) && sq->max_gather >= 1 &&
 	    sq->spare_wqes >= 1)
 		sq->fast_path |= MLX4DV_SQ_FAST_CONNECTED;
 }
@@ -2472,7 +2537,7 @@ mlx4dv_send_srcrb_flags(uint32_t send_flags)
 
 /* What follows the fixed segments of a WQE: gather entries, or inline data
  * from gather entries, or inline data from one buffer (sg == NULL). */
-struct mlx4dv_sq_payload {
+struct __mlx4dv_sq_payload {
 	const struct ibv_sge	*sg;
 	uint32_t		num_sge;
 	const void		*data;
@@ -2485,7 +2550,7 @@ struct mlx4dv_sq_payload {
  * MLX4DV_DATA_SEG_MAX_LENGTH: bit 31 of any length, ORed over the list.
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sge_length_over_max(const struct ibv_sge *sg, uint32_t num_sge)
+__mlx4dv_sge_length_over_max(const struct ibv_sge *sg, uint32_t num_sge)
 {
 	uint32_t all = 0, i;
 
@@ -2497,7 +2562,7 @@ mlx4dv_sge_length_over_max(const struct ibv_sge *sg, uint32_t num_sge)
 /* Sum of the lengths of an inline gather list, or UINT64_MAX when an entry
  * with bytes has a NULL address (nothing to copy from). */
 static MLX4DV_ALWAYS_INLINE uint64_t
-mlx4dv_inline_sge_total(const struct ibv_sge *sg, uint32_t num_sge)
+__mlx4dv_inline_sge_total(const struct ibv_sge *sg, uint32_t num_sge)
 {
 	uint64_t total = 0;
 	uint32_t i;
@@ -2511,7 +2576,7 @@ mlx4dv_inline_sge_total(const struct ibv_sge *sg, uint32_t num_sge)
 }
 
 /*
- * mlx4dv_sq_payload_ds - validate a payload placed at ds offset
+ * __mlx4dv_sq_payload_ds - validate a payload placed at ds offset
  * fixed_ds of a WQE and give the WQE's total ds. Errors (nothing
  * written): EINVAL for more gather entries than sq->max_gather, a gather
  * entry longer than MLX4DV_DATA_SEG_MAX_LENGTH, more inline bytes than
@@ -2523,9 +2588,9 @@ mlx4dv_inline_sge_total(const struct ibv_sge *sg, uint32_t num_sge)
  * than the WQE needs.
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
+__mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
 			     uint32_t fixed_ds,
-			     const struct mlx4dv_sq_payload *pl,
+			     const struct __mlx4dv_sq_payload *pl,
 			     uint32_t *ds_out, int fast)
 {
 	uint32_t ds, wqebbs;
@@ -2536,7 +2601,7 @@ mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
 		if (pl->sg) {
 			if (pl->num_sge > sq->max_gather)
 				return EINVAL;
-			total = mlx4dv_inline_sge_total(pl->sg, pl->num_sge);
+			total = __mlx4dv_inline_sge_total(pl->sg, pl->num_sge);
 		} else if (pl->num_sge || (pl->len && !pl->data)) {
 			return EINVAL;
 		}
@@ -2547,7 +2612,7 @@ mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
 	} else {
 		if ((pl->num_sge && !pl->sg) ||
 		    (!(fast && pl->num_sge <= 1) && pl->num_sge > sq->max_gather) ||
-		    mlx4dv_sge_length_over_max(pl->sg, pl->num_sge))
+		    __mlx4dv_sge_length_over_max(pl->sg, pl->num_sge))
 			return EINVAL;
 		ds = fixed_ds + pl->num_sge;
 	}
@@ -2562,45 +2627,45 @@ mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
 }
 
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_payload_ds(const struct mlx4dv_sq_ring *sq, uint32_t fixed_ds,
-		     const struct mlx4dv_sq_payload *pl, uint32_t *ds_out)
+__mlx4dv_sq_payload_ds(const struct mlx4dv_sq_ring *sq, uint32_t fixed_ds,
+		     const struct __mlx4dv_sq_payload *pl, uint32_t *ds_out)
 {
-	return mlx4dv_sq_payload_ds_checked(sq, fixed_ds, pl, ds_out, 0);
+	return __mlx4dv_sq_payload_ds_checked(sq, fixed_ds, pl, ds_out, 0);
 }
 
 /* Write a validated payload at ds offset fixed_ds of the WQE at wqe;
  * may_wrap 0 when the WQE takes one WQEBB (then nothing can wrap). */
 static MLX4DV_ALWAYS_INLINE void
-mlx4dv_sq_geom_write_payload(const struct mlx4dv_sq_geom *g, uint8_t *wqe,
+__mlx4dv_sq_geom_set_payload(const struct __mlx4dv_sq_geom *g, uint8_t *wqe,
 			     uint32_t fixed_ds,
-			     const struct mlx4dv_sq_payload *pl, int may_wrap)
+			     const struct __mlx4dv_sq_payload *pl, int may_wrap)
 {
 	uint8_t *pos = wqe + (fixed_ds << 4);
 
 	if (may_wrap)
-		pos = mlx4dv_sq_geom_wrap(g, pos);
+		pos = __mlx4dv_sq_geom_wrap(g, pos);
 	if (!pl->is_inline)
-		mlx4dv_sq_geom_write_data_segs(g, pos, pl->sg, pl->num_sge,
+		__mlx4dv_sq_geom_set_data_segs(g, pos, pl->sg, pl->num_sge,
 					       may_wrap);
 	else if (pl->sg)
-		mlx4dv_sq_geom_write_inline(g, pos, pl->sg, pl->num_sge);
+		__mlx4dv_sq_geom_set_inline_sge(g, pos, pl->sg, pl->num_sge);
 	else
-		mlx4dv_sq_geom_write_inline_buf(g, pos, (fixed_ds & 3) << 4,
+		__mlx4dv_sq_geom_set_inline(g, pos, (fixed_ds & 3) << 4,
 						pl->data, pl->len);
 }
 
 static MLX4DV_ALWAYS_INLINE void
-mlx4dv_sq_write_payload(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
-			uint32_t fixed_ds, const struct mlx4dv_sq_payload *pl)
+__mlx4dv_sq_set_payload(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
+			uint32_t fixed_ds, const struct __mlx4dv_sq_payload *pl)
 {
-	struct mlx4dv_sq_geom g = mlx4dv_sq_geom_load(sq);
+	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 
-	mlx4dv_sq_geom_write_payload(&g, wqe, fixed_ds, pl, 1);
+	__mlx4dv_sq_geom_set_payload(&g, wqe, fixed_ds, pl, 1);
 }
 
 /* send_flags every connected-QP post accepts; IBV_SEND_IP_CSUM is ignored
  * there, as libmlx4 does. */
-#define MLX4DV_SEND_FLAGS_CONNECTED \
+#define __MLX4DV_SEND_FLAGS_CONNECTED \
 	((uint32_t)(IBV_SEND_FENCE | IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | \
 		    IBV_SEND_INLINE | IBV_SEND_IP_CSUM | \
 		    MLX4DV_SEND_STRONG_ORDER | MLX4DV_SEND_FORCE_LOOPBACK))
@@ -2608,10 +2673,10 @@ mlx4dv_sq_write_payload(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
 /* Check send_flags for a connected QP: known bits only; SRQN bits on
  * XRC_SEND only. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_connected_flags_ok(const struct mlx4dv_sq_ring *sq,
+__mlx4dv_sq_connected_flags_ok(const struct mlx4dv_sq_ring *sq,
 			     uint32_t send_flags)
 {
-	uint32_t bad = send_flags & ~MLX4DV_SEND_FLAGS_CONNECTED;
+	uint32_t bad = send_flags & ~__MLX4DV_SEND_FLAGS_CONNECTED;
 
 	if (sq->qp_type == IBV_QPT_XRC_SEND)
 		bad &= ~0xffffff00U;
@@ -2619,51 +2684,61 @@ mlx4dv_sq_connected_flags_ok(const struct mlx4dv_sq_ring *sq,
 }
 
 /*
- * mlx4dv_sq_post_connected - common body of the RC/UC/XRC posts.
+ * __mlx4dv_sq_write_connected - common body of the RC/UC/XRC posts.
  * opcode: MLX4_OPCODE_*; raddr/rkey used when with_raddr; imm stored as
  * given. Validates (QP type, flags, payload, room) before writing.
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
+__mlx4dv_sq_write_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 			 int with_raddr, uint64_t raddr, uint32_t rkey,
 			 __be32 imm, uint32_t send_flags,
-			 const struct mlx4dv_sq_payload *pl)
+			 const struct __mlx4dv_sq_payload *pl)
 {
 	uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS + (with_raddr ? 1 : 0);
 	struct mlx4_wqe_ctrl_seg *ctrl;
-	struct mlx4dv_sq_geom g;
+	struct __mlx4dv_sq_geom g;
 	uint32_t ds, wqebbs;
 	int fast = !!(sq->fast_path & MLX4DV_SQ_FAST_CONNECTED);
 	int err;
 
 	/* The fast bit stands for the QP-type check, and for the gather
 	 * and headroom limits of a one-entry, one-WQEBB payload. */
-	if ((!fast && !mlx4dv_sq_is_connected(sq)) ||
-	    !mlx4dv_sq_connected_flags_ok(sq, send_flags))
+	if ((!fast && !__mlx4dv_sq_is_connected(sq)) ||
+	    !__mlx4dv_sq_connected_flags_ok(sq, send_flags))
 		return EINVAL;
-	err = mlx4dv_sq_payload_ds_checked(sq, fixed_ds, pl, &ds, fast);
+	err = __mlx4dv_sq_payload_ds_checked(sq, fixed_ds, pl, &ds, fast);
 	if (err)
 		return err;
-	g = mlx4dv_sq_geom_load(sq);
-	wqebbs = mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
-	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
+	g = __mlx4dv_sq_geom_load(sq);
+	wqebbs = __mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
+	ctrl = (struct mlx4_wqe_ctrl_seg *)__mlx4dv_sq_geom_wqebb(&g, g.head);
 	if (with_raddr)
 		mlx4dv_wqe_set_raddr_seg((struct mlx4_wqe_raddr_seg *)(ctrl + 1),
 					 raddr, rkey);
-	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
+	__mlx4dv_sq_geom_set_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
 				     wqebbs > 1);
 	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), imm);
-	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
+	__mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
 	return 0;
 }
 
 /*
- * The one-call posts below build one WQE at sq->head and finish it
- * (owner word last, stamping, head advanced); they do not ring the
- * doorbell: call mlx4dv_sq_ring_doorbell() after a batch, or
- * mlx4dv_sq_post_bf(sq, head_before) for a single WQE.
+ * The one-call writes below build one WQE at sq->head and finish it
+ * (owner word last, stamping, head advanced); like every "write" they do
+ * not ring the doorbell: call mlx4dv_sq_ring_doorbell() after a batch, or
+ * mlx4dv_sq_ring_bf(sq, head_before) for a single WQE.
+ *
+ * Argument order (the header's rule): sq, wr_id, the remote side as
+ * libibverbs' ibv_wr_*() orders it (rkey, raddr; or dest, remote_qpn,
+ * remote_qkey), the operands (compare, swap; add), the local buffer,
+ * send_flags, then the word send_flags makes meaningful (imm,
+ * invalidate_rkey, vlan_tci).
  *
  * Common arguments:
+ *  wr_id:       recorded in sq->wrid for the WQE when the handle has a
+ *               table (MLX4DV_RING_INIT_WRID); the send completion that
+ *               covers it hands it back (mlx4dv_cq_poll_send(),
+ *               mlx4dv_sq_complete()). Ignored without a table.
  *  sg, num_sge: gather list (ibv_sge: addr, length in bytes, lkey; host
  *               order), 0..sq->max_gather entries of at most
  *               MLX4DV_DATA_SEG_MAX_LENGTH bytes each; a zero length is
@@ -2673,7 +2748,7 @@ mlx4dv_sq_post_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
  *               with bytes needs a non-NULL addr).
  *  data, len:   the *_inline forms: len bytes (<= sq->max_inline) copied
  *               into the WQE; data may be NULL when len is 0.
- *  raddr, rkey: remote virtual address and rkey, host order.
+ *  rkey, raddr: remote key and remote virtual address, host order.
  *  send_flags:  IBV_SEND_SIGNALED, IBV_SEND_SOLICITED, IBV_SEND_FENCE,
  *               IBV_SEND_INLINE, MLX4DV_SEND_STRONG_ORDER,
  *               MLX4DV_SEND_FORCE_LOOPBACK, and on XRC_SEND QPs
@@ -2693,184 +2768,203 @@ mlx4dv_sq_post_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 
 /* SEND (opcode MLX4_OPCODE_SEND) on RC, UC or XRC_SEND. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_send(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
-		    uint32_t num_sge, uint32_t send_flags)
+mlx4dv_sq_write_send(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+		     const struct ibv_sge *sg, uint32_t num_sge,
+		     uint32_t send_flags)
 {
-	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND, 0, 0, 0, 0,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND, 0, 0, 0, 0,
 					send_flags, &pl);
 }
 
 /* SEND of one inline buffer. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_send_inline(struct mlx4dv_sq_ring *sq, const void *data,
-			   uint32_t len, uint32_t send_flags)
+mlx4dv_sq_write_send_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			    const void *data, uint32_t len, uint32_t send_flags)
 {
-	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND, 0, 0, 0, 0,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND, 0, 0, 0, 0,
 					send_flags, &pl);
 }
 
 /* SEND_WITH_IMM (MLX4_OPCODE_SEND_IMM); imm big-endian as the receiver
  * will read it (ibv_send_wr.imm_data). */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_send_imm(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
-			uint32_t num_sge, uint32_t send_flags, __be32 imm)
+mlx4dv_sq_write_send_imm(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			 const struct ibv_sge *sg, uint32_t num_sge,
+			 uint32_t send_flags, __be32 imm)
 {
-	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
 					send_flags, &pl);
 }
 
 /* SEND_WITH_IMM of one inline buffer. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_send_imm_inline(struct mlx4dv_sq_ring *sq, const void *data,
-			       uint32_t len, uint32_t send_flags, __be32 imm)
+mlx4dv_sq_write_send_imm_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+				const void *data, uint32_t len,
+				uint32_t send_flags, __be32 imm)
 {
-	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
 					send_flags, &pl);
 }
 
 /* SEND_WITH_INV (MLX4_OPCODE_SEND_INVAL) on RC or XRC_SEND: the receiver
  * invalidates invalidate_rkey (host order, stored big-endian in imm). */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_send_inv(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
-			uint32_t num_sge, uint32_t send_flags,
-			uint32_t invalidate_rkey)
+mlx4dv_sq_write_send_inv(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			 const struct ibv_sge *sg, uint32_t num_sge,
+			 uint32_t send_flags, uint32_t invalidate_rkey)
 {
-	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
 	if (sq->qp_type == IBV_QPT_UC)
 		return EINVAL;
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
 					mlx4dv_cpu_to_be32(invalidate_rkey),
 					send_flags, &pl);
 }
 
 /* SEND_WITH_INV of one inline buffer. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_send_inv_inline(struct mlx4dv_sq_ring *sq, const void *data,
-			       uint32_t len, uint32_t send_flags,
-			       uint32_t invalidate_rkey)
+mlx4dv_sq_write_send_inv_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+				const void *data, uint32_t len,
+				uint32_t send_flags, uint32_t invalidate_rkey)
 {
-	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
 	if (sq->qp_type == IBV_QPT_UC)
 		return EINVAL;
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
 					mlx4dv_cpu_to_be32(invalidate_rkey),
 					send_flags, &pl);
 }
 
 /* RDMA WRITE (MLX4_OPCODE_RDMA_WRITE) on RC, UC or XRC_SEND. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_write(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
-		     uint32_t num_sge, uint64_t raddr, uint32_t rkey,
-		     uint32_t send_flags)
+mlx4dv_sq_write_rdma_write(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			   uint32_t rkey, uint64_t raddr,
+			   const struct ibv_sge *sg, uint32_t num_sge,
+			   uint32_t send_flags)
 {
-	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
 					rkey, 0, send_flags, &pl);
 }
 
 /* RDMA WRITE of one inline buffer. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_write_inline(struct mlx4dv_sq_ring *sq, const void *data,
-			    uint32_t len, uint64_t raddr, uint32_t rkey,
-			    uint32_t send_flags)
+mlx4dv_sq_write_rdma_write_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+				  uint32_t rkey, uint64_t raddr,
+				  const void *data, uint32_t len,
+				  uint32_t send_flags)
 {
-	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
 					rkey, 0, send_flags, &pl);
 }
 
 /* RDMA WRITE_WITH_IMM (MLX4_OPCODE_RDMA_WRITE_IMM); imm big-endian as the
  * receiver will read it. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_write_imm(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
-			 uint32_t num_sge, uint64_t raddr, uint32_t rkey,
-			 uint32_t send_flags, __be32 imm)
+mlx4dv_sq_write_rdma_write_imm(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			       uint32_t rkey, uint64_t raddr,
+			       const struct ibv_sge *sg, uint32_t num_sge,
+			       uint32_t send_flags, __be32 imm)
 {
-	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
 					raddr, rkey, imm, send_flags, &pl);
 }
 
 /* RDMA WRITE_WITH_IMM of one inline buffer. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_write_imm_inline(struct mlx4dv_sq_ring *sq, const void *data,
-				uint32_t len, uint64_t raddr, uint32_t rkey,
-				uint32_t send_flags, __be32 imm)
+mlx4dv_sq_write_rdma_write_imm_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+				      uint32_t rkey, uint64_t raddr,
+				      const void *data, uint32_t len,
+				      uint32_t send_flags, __be32 imm)
 {
-	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
 					raddr, rkey, imm, send_flags, &pl);
 }
 
 /* RDMA READ (MLX4_OPCODE_RDMA_READ) on RC or XRC_SEND into the gather list
  * sg (scatter targets). IBV_SEND_INLINE: EINVAL. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_read(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
-		    uint32_t num_sge, uint64_t raddr, uint32_t rkey,
-		    uint32_t send_flags)
+mlx4dv_sq_write_rdma_read(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			  uint32_t rkey, uint64_t raddr,
+			  const struct ibv_sge *sg, uint32_t num_sge,
+			  uint32_t send_flags)
 {
-	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0, 0 };
+	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0, 0 };
 
 	if (sq->qp_type == IBV_QPT_UC || (send_flags & IBV_SEND_INLINE))
 		return EINVAL;
-	return mlx4dv_sq_post_connected(sq, MLX4_OPCODE_RDMA_READ, 1, raddr,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_READ, 1, raddr,
 					rkey, 0, send_flags, &pl);
 }
 
 /* Common body of the atomics: ctrl | raddr | atomic | one data segment. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_atomic(struct mlx4dv_sq_ring *sq, uint32_t opcode,
+__mlx4dv_sq_write_atomic(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 		      const struct ibv_sge *result, uint64_t raddr,
 		      uint32_t rkey, uint64_t swap_add, uint64_t compare,
 		      uint32_t send_flags)
 {
 	const uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_RADDR_DS +
 				  MLX4DV_WQE_ATOMIC_DS;
-	struct mlx4dv_sq_payload pl = { result, 1, NULL, 0, 0 };
+	struct __mlx4dv_sq_payload pl = { result, 1, NULL, 0, 0 };
 	struct mlx4_wqe_ctrl_seg *ctrl;
 	struct mlx4_wqe_atomic_seg *aseg;
-	struct mlx4dv_sq_geom g;
+	struct __mlx4dv_sq_geom g;
 	uint32_t ds, wqebbs;
 	int err;
 
 	if ((sq->qp_type != IBV_QPT_RC && sq->qp_type != IBV_QPT_XRC_SEND) ||
-	    !mlx4dv_sq_connected_flags_ok(sq, send_flags) ||
+	    !__mlx4dv_sq_connected_flags_ok(sq, send_flags) ||
 	    (send_flags & IBV_SEND_INLINE) || !result || (raddr & 7))
 		return EINVAL;
-	err = mlx4dv_sq_payload_ds(sq, fixed_ds, &pl, &ds);
+	err = __mlx4dv_sq_payload_ds(sq, fixed_ds, &pl, &ds);
 	if (err)
 		return err;
-	g = mlx4dv_sq_geom_load(sq);
-	wqebbs = mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
-	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
+	g = __mlx4dv_sq_geom_load(sq);
+	wqebbs = __mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
+	ctrl = (struct mlx4_wqe_ctrl_seg *)__mlx4dv_sq_geom_wqebb(&g, g.head);
 	mlx4dv_wqe_set_raddr_seg((struct mlx4_wqe_raddr_seg *)(ctrl + 1),
 				 raddr, rkey);
 	aseg = (struct mlx4_wqe_atomic_seg *)((uint8_t *)ctrl + 32);
 	aseg->swap_add = mlx4dv_cpu_to_be64(swap_add);
 	aseg->compare = mlx4dv_cpu_to_be64(compare);
-	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, &pl,
+	__mlx4dv_sq_geom_set_payload(&g, (uint8_t *)ctrl, fixed_ds, &pl,
 				     wqebbs > 1);
 	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), 0);
-	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
+	__mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
 	return 0;
 }
 
@@ -2878,58 +2972,60 @@ mlx4dv_sq_post_atomic(struct mlx4dv_sq_ring *sq, uint32_t opcode,
  * (8-byte aligned) on RC or XRC_SEND: if equal to compare, replace with
  * swap; the old value lands in result (one entry, 8 bytes). */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_cas(struct mlx4dv_sq_ring *sq, const struct ibv_sge *result,
-		   uint64_t raddr, uint32_t rkey, uint64_t compare,
-		   uint64_t swap, uint32_t send_flags)
+mlx4dv_sq_write_cas(struct mlx4dv_sq_ring *sq, uint64_t wr_id, uint32_t rkey,
+		    uint64_t raddr, uint64_t compare, uint64_t swap,
+		    const struct ibv_sge *result, uint32_t send_flags)
 {
-	return mlx4dv_sq_post_atomic(sq, MLX4_OPCODE_ATOMIC_CS, result, raddr,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_atomic(sq, MLX4_OPCODE_ATOMIC_CS, result, raddr,
 				     rkey, swap, compare, send_flags);
 }
 
 /* ATOMIC fetch-and-add (MLX4_OPCODE_ATOMIC_FA) of add to the 8 bytes at
  * raddr (8-byte aligned); the old value lands in result. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_faa(struct mlx4dv_sq_ring *sq, const struct ibv_sge *result,
-		   uint64_t raddr, uint32_t rkey, uint64_t add,
-		   uint32_t send_flags)
+mlx4dv_sq_write_faa(struct mlx4dv_sq_ring *sq, uint64_t wr_id, uint32_t rkey,
+		    uint64_t raddr, uint64_t add, const struct ibv_sge *result,
+		    uint32_t send_flags)
 {
-	return mlx4dv_sq_post_atomic(sq, MLX4_OPCODE_ATOMIC_FA, result, raddr,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_atomic(sq, MLX4_OPCODE_ATOMIC_FA, result, raddr,
 				     rkey, add, 0, send_flags);
 }
 
 /* Common body of UD sends: ctrl | datagram | data or inline. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_ud(struct mlx4dv_sq_ring *sq, uint32_t opcode,
+__mlx4dv_sq_write_ud(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 		  const struct mlx4dv_ud_av *dest, uint32_t remote_qpn,
 		  uint32_t remote_qkey, __be32 imm, uint32_t send_flags,
-		  const struct mlx4dv_sq_payload *pl)
+		  const struct __mlx4dv_sq_payload *pl)
 {
 	const uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_DATAGRAM_DS;
 	const uint32_t allowed = IBV_SEND_FENCE | IBV_SEND_SIGNALED |
 		IBV_SEND_SOLICITED | IBV_SEND_INLINE | IBV_SEND_IP_CSUM |
 		MLX4DV_SEND_STRONG_ORDER | MLX4DV_SEND_FORCE_LOOPBACK;
 	struct mlx4_wqe_ctrl_seg *ctrl;
-	struct mlx4dv_sq_geom g;
+	struct __mlx4dv_sq_geom g;
 	uint32_t ds, srcrb, wqebbs;
 	int err;
 
 	if (sq->qp_type != IBV_QPT_UD || !dest || (send_flags & ~allowed))
 		return EINVAL;
-	err = mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
+	err = __mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
 	if (err)
 		return err;
 	srcrb = mlx4dv_send_srcrb_flags(send_flags);
 	if (send_flags & IBV_SEND_IP_CSUM)
 		srcrb |= MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM;
-	g = mlx4dv_sq_geom_load(sq);
-	wqebbs = mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
-	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_geom_wqebb(&g, g.head);
+	g = __mlx4dv_sq_geom_load(sq);
+	wqebbs = __mlx4dv_wqebbs_of_ds(g.wqe_shift, ds);
+	ctrl = (struct mlx4_wqe_ctrl_seg *)__mlx4dv_sq_geom_wqebb(&g, g.head);
 	mlx4dv_wqe_set_datagram_seg((struct mlx4_wqe_datagram_seg *)(ctrl + 1),
 				    dest, remote_qpn, remote_qkey);
-	mlx4dv_sq_geom_write_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
+	__mlx4dv_sq_geom_set_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
 				     wqebbs > 1);
 	mlx4dv_wqe_set_ctrl(ctrl, ds, srcrb, imm);
-	mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
+	__mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
 	return 0;
 }
 
@@ -2941,36 +3037,38 @@ mlx4dv_sq_post_ud(struct mlx4dv_sq_ring *sq, uint32_t opcode,
  * ibv_query_device() first).
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_ud_send(struct mlx4dv_sq_ring *sq,
-		       const struct mlx4dv_ud_av *dest, uint32_t remote_qpn,
-		       uint32_t remote_qkey, const struct ibv_sge *sg,
-		       uint32_t num_sge, uint32_t send_flags)
+mlx4dv_sq_write_ud_send(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			const struct mlx4dv_ud_av *dest, uint32_t remote_qpn,
+			uint32_t remote_qkey, const struct ibv_sge *sg,
+			uint32_t num_sge, uint32_t send_flags)
 {
-	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
-	return mlx4dv_sq_post_ud(sq, MLX4_OPCODE_SEND, dest, remote_qpn,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_ud(sq, MLX4_OPCODE_SEND, dest, remote_qpn,
 				 remote_qkey, 0, send_flags, &pl);
 }
 
 /* UD SEND of one inline buffer. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_ud_send_inline(struct mlx4dv_sq_ring *sq,
-			      const struct mlx4dv_ud_av *dest,
-			      uint32_t remote_qpn, uint32_t remote_qkey,
-			      const void *data, uint32_t len,
-			      uint32_t send_flags)
+mlx4dv_sq_write_ud_send_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			       const struct mlx4dv_ud_av *dest,
+			       uint32_t remote_qpn, uint32_t remote_qkey,
+			       const void *data, uint32_t len,
+			       uint32_t send_flags)
 {
-	struct mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
+	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
-	return mlx4dv_sq_post_ud(sq, MLX4_OPCODE_SEND, dest, remote_qpn,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_ud(sq, MLX4_OPCODE_SEND, dest, remote_qpn,
 				 remote_qkey, 0, send_flags, &pl);
 }
 
 /* Common body of raw Ethernet sends: ctrl | [lso] | data or inline. */
 static inline int
-mlx4dv_sq_post_eth_common(struct mlx4dv_sq_ring *sq,
-			  const struct mlx4dv_sq_payload *pl,
+__mlx4dv_sq_write_eth(struct mlx4dv_sq_ring *sq,
+			  const struct __mlx4dv_sq_payload *pl,
 			  uint32_t send_flags, uint16_t vlan_tci,
 			  uint16_t mss, const void *header, uint16_t header_size)
 {
@@ -3006,7 +3104,7 @@ mlx4dv_sq_post_eth_common(struct mlx4dv_sq_ring *sq,
 			return EINVAL;
 		memcpy(dmac, pl->data, 6);
 	}
-	err = mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
+	err = __mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
 	if (err)
 		return err;
 	srcrb = mlx4dv_send_srcrb_flags(send_flags & 0xff) |
@@ -3020,16 +3118,16 @@ mlx4dv_sq_post_eth_common(struct mlx4dv_sq_ring *sq,
 		srcrb |= MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM;
 	}
 	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_wqebb(sq, sq->head);
-	mlx4dv_sq_write_payload(sq, (uint8_t *)ctrl, fixed_ds, pl);
+	__mlx4dv_sq_set_payload(sq, (uint8_t *)ctrl, fixed_ds, pl);
 	if (header)
-		mlx4dv_sq_write_lso_seg(sq, ctrl + 1, mss, header, header_size);
+		mlx4dv_sq_set_lso_seg(sq, ctrl + 1, mss, header, header_size);
 	mlx4dv_wqe_set_ctrl(ctrl, ds, srcrb, 0);
 	mlx4dv_wqe_set_ctrl_dmac(ctrl, dmac);
 	if (send_flags & (MLX4DV_SEND_INS_CVLAN | MLX4DV_SEND_INS_SVLAN))
 		mlx4dv_wqe_set_ctrl_vlan(ctrl, vlan_tci,
 			(send_flags & MLX4DV_SEND_INS_SVLAN) ?
 			MLX4DV_WQE_CTRL_INS_SVLAN : MLX4DV_WQE_CTRL_INS_CVLAN);
-	mlx4dv_sq_wqe_finish(sq, ctrl, opcode);
+	__mlx4dv_sq_wqe_finish(sq, ctrl, opcode);
 	return 0;
 }
 
@@ -3044,26 +3142,30 @@ mlx4dv_sq_post_eth_common(struct mlx4dv_sq_ring *sq,
  * order) inserted by the device; vlan_tci is ignored without them.
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_eth(struct mlx4dv_sq_ring *sq, const struct ibv_sge *sg,
-		   uint32_t num_sge, uint32_t send_flags, uint16_t vlan_tci)
+mlx4dv_sq_write_eth(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+		    const struct ibv_sge *sg, uint32_t num_sge,
+		    uint32_t send_flags, uint16_t vlan_tci)
 {
-	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
+	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
 	if (!sg)
 		return EINVAL;
-	return mlx4dv_sq_post_eth_common(sq, &pl, send_flags, vlan_tci, 0,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_eth(sq, &pl, send_flags, vlan_tci, 0,
 					 NULL, 0);
 }
 
 /* Raw Ethernet send of one frame of len bytes (>= 6) copied inline. */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_eth_inline(struct mlx4dv_sq_ring *sq, const void *frame,
-			  uint32_t len, uint32_t send_flags, uint16_t vlan_tci)
+mlx4dv_sq_write_eth_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			   const void *frame, uint32_t len, uint32_t send_flags,
+			   uint16_t vlan_tci)
 {
-	struct mlx4dv_sq_payload pl = { NULL, 0, frame, len, 1 };
+	struct __mlx4dv_sq_payload pl = { NULL, 0, frame, len, 1 };
 
-	return mlx4dv_sq_post_eth_common(sq, &pl, send_flags, vlan_tci, 0,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_eth(sq, &pl, send_flags, vlan_tci, 0,
 					 NULL, 0);
 }
 
@@ -3083,16 +3185,17 @@ struct mlx4dv_lso_attr {
  * qp.c build_lso_seg.)
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_post_eth_lso(struct mlx4dv_sq_ring *sq,
-		       const struct mlx4dv_lso_attr *lso,
-		       const struct ibv_sge *sg, uint32_t num_sge,
-		       uint32_t send_flags, uint16_t vlan_tci)
+mlx4dv_sq_write_eth_lso(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+			const struct mlx4dv_lso_attr *lso,
+			const struct ibv_sge *sg, uint32_t num_sge,
+			uint32_t send_flags, uint16_t vlan_tci)
 {
-	struct mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0, 0 };
+	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0, 0 };
 
 	if (!lso || !lso->header || (send_flags & IBV_SEND_INLINE))
 		return EINVAL;
-	return mlx4dv_sq_post_eth_common(sq, &pl, send_flags, vlan_tci,
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	return __mlx4dv_sq_write_eth(sq, &pl, send_flags, vlan_tci,
 					 lso->mss, lso->header,
 					 lso->header_size);
 }
@@ -3105,7 +3208,7 @@ mlx4dv_sq_post_eth_lso(struct mlx4dv_sq_ring *sq,
  * data of more than 0 bytes, an RDMA read, or an RDMA write without
  * gather entries on a connected QP. (libmlx4 qp.c mlx4_post_send: the
  * `inl` condition.) 0 for entries (num_sge > 0) with a NULL sg_list,
- * which mlx4dv_sq_post_send_wr() refuses.
+ * which mlx4dv_sq_write_send_wr() refuses.
  */
 static inline int
 mlx4dv_send_wr_bf_candidate(const struct mlx4dv_sq_ring *sq,
@@ -3122,7 +3225,7 @@ mlx4dv_send_wr_bf_candidate(const struct mlx4dv_sq_ring *sq,
 				return 1;
 		return 0;
 	}
-	if (!mlx4dv_sq_is_connected(sq))
+	if (!__mlx4dv_sq_is_connected(sq))
 		return 0;
 	return wr->opcode == IBV_WR_RDMA_READ ||
 	       ((wr->opcode == IBV_WR_RDMA_WRITE ||
@@ -3130,7 +3233,7 @@ mlx4dv_send_wr_bf_candidate(const struct mlx4dv_sq_ring *sq,
 }
 
 /*
- * mlx4dv_sq_post_send_wr - build the WQE of one ibv_send_wr (wr->next is
+ * mlx4dv_sq_write_send_wr - build the WQE of one ibv_send_wr (wr->next is
  * not followed) exactly as libmlx4's ibv_post_send() would, without
  * ringing the doorbell; records wr->wr_id when sq->wrid is set.
  *
@@ -3151,10 +3254,10 @@ mlx4dv_send_wr_bf_candidate(const struct mlx4dv_sq_ring *sq,
  * for too many entries or inline bytes.
  */
 static inline int
-mlx4dv_sq_post_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
+mlx4dv_sq_write_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
 		       const struct mlx4dv_ud_av *ud_dest)
 {
-	struct mlx4dv_sq_payload pl;
+	struct __mlx4dv_sq_payload pl;
 	uint32_t flags;
 	uint64_t saved_wrid = 0;
 	uint32_t slot = sq->head & (sq->wqe_cnt - 1);
@@ -3179,56 +3282,56 @@ mlx4dv_sq_post_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
 	}
 	if (sq->wrid)
 		saved_wrid = sq->wrid[slot];
-	mlx4dv_sq_set_wr_id(sq, wr->wr_id);
+	__mlx4dv_sq_set_wr_id(sq, wr->wr_id);
 
 	if (sq->qp_type == IBV_QPT_UD) {
 		if (wr->opcode == IBV_WR_SEND)
-			err = mlx4dv_sq_post_ud(sq, MLX4_OPCODE_SEND, ud_dest,
+			err = __mlx4dv_sq_write_ud(sq, MLX4_OPCODE_SEND, ud_dest,
 				wr->wr.ud.remote_qpn, wr->wr.ud.remote_qkey, 0,
 				flags, &pl);
 		else if (wr->opcode == IBV_WR_SEND_WITH_IMM)
-			err = mlx4dv_sq_post_ud(sq, MLX4_OPCODE_SEND_IMM,
+			err = __mlx4dv_sq_write_ud(sq, MLX4_OPCODE_SEND_IMM,
 				ud_dest, wr->wr.ud.remote_qpn,
 				wr->wr.ud.remote_qkey, wr->imm_data, flags, &pl);
 	} else if (sq->qp_type == IBV_QPT_RAW_PACKET) {
 		if (wr->opcode == IBV_WR_SEND && wr->sg_list)
-			err = mlx4dv_sq_post_eth_common(sq, &pl, flags, 0, 0,
+			err = __mlx4dv_sq_write_eth(sq, &pl, flags, 0, 0,
 							NULL, 0);
-	} else if (mlx4dv_sq_is_connected(sq)) {
+	} else if (__mlx4dv_sq_is_connected(sq)) {
 		int rc_only = sq->qp_type != IBV_QPT_UC;
 
 		flags &= ~(uint32_t)IBV_SEND_IP_CSUM;
 		switch (wr->opcode) {
 		case IBV_WR_SEND:
-			err = mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND, 0,
+			err = __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND, 0,
 				0, 0, 0, flags, &pl);
 			break;
 		case IBV_WR_SEND_WITH_IMM:
-			err = mlx4dv_sq_post_connected(sq, MLX4_OPCODE_SEND_IMM,
+			err = __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND_IMM,
 				0, 0, 0, wr->imm_data, flags, &pl);
 			break;
 		case IBV_WR_SEND_WITH_INV:
 			if (rc_only)
-				err = mlx4dv_sq_post_connected(sq,
+				err = __mlx4dv_sq_write_connected(sq,
 					MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
 					mlx4dv_cpu_to_be32(wr->invalidate_rkey),
 					flags, &pl);
 			break;
 		case IBV_WR_RDMA_WRITE:
-			err = mlx4dv_sq_post_connected(sq,
+			err = __mlx4dv_sq_write_connected(sq,
 				MLX4_OPCODE_RDMA_WRITE, 1,
 				wr->wr.rdma.remote_addr, wr->wr.rdma.rkey, 0,
 				flags, &pl);
 			break;
 		case IBV_WR_RDMA_WRITE_WITH_IMM:
-			err = mlx4dv_sq_post_connected(sq,
+			err = __mlx4dv_sq_write_connected(sq,
 				MLX4_OPCODE_RDMA_WRITE_IMM, 1,
 				wr->wr.rdma.remote_addr, wr->wr.rdma.rkey,
 				wr->imm_data, flags, &pl);
 			break;
 		case IBV_WR_RDMA_READ:
 			if (rc_only && !pl.is_inline)
-				err = mlx4dv_sq_post_connected(sq,
+				err = __mlx4dv_sq_write_connected(sq,
 					MLX4_OPCODE_RDMA_READ, 1,
 					wr->wr.rdma.remote_addr,
 					wr->wr.rdma.rkey, 0, flags, &pl);
@@ -3238,7 +3341,7 @@ mlx4dv_sq_post_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
 			if (wr->num_sge == 1 && !pl.is_inline) {
 				int cas = wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP;
 
-				err = mlx4dv_sq_post_atomic(sq, cas ?
+				err = __mlx4dv_sq_write_atomic(sq, cas ?
 					MLX4_OPCODE_ATOMIC_CS :
 					MLX4_OPCODE_ATOMIC_FA, wr->sg_list,
 					wr->wr.atomic.remote_addr,
@@ -3253,14 +3356,14 @@ mlx4dv_sq_post_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
 		case IBV_WR_BIND_MW:
 			if (!wr->num_sge && (wr->opcode == IBV_WR_LOCAL_INV ||
 			    (wr->bind_mw.mw && wr->bind_mw.bind_info.mr))) {
-				struct mlx4dv_sq_payload none = { NULL, 0, NULL,
+				struct __mlx4dv_sq_payload none = { NULL, 0, NULL,
 								  0, 0 };
 				uint32_t ds, fixed = MLX4DV_WQE_CTRL_DS + 2;
 				struct mlx4_wqe_ctrl_seg *ctrl;
 
-				if (!mlx4dv_sq_connected_flags_ok(sq, flags))
+				if (!__mlx4dv_sq_connected_flags_ok(sq, flags))
 					break;
-				err = mlx4dv_sq_payload_ds(sq, fixed, &none,
+				err = __mlx4dv_sq_payload_ds(sq, fixed, &none,
 							   &ds);
 				if (err)
 					break;
@@ -3288,7 +3391,7 @@ mlx4dv_sq_post_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
 				mlx4dv_wqe_set_ctrl(ctrl, ds,
 					mlx4dv_send_srcrb_flags(flags) |
 					MLX4_WQE_CTRL_STRONG_ORDER, 0);
-				mlx4dv_sq_wqe_finish(sq, ctrl,
+				__mlx4dv_sq_wqe_finish(sq, ctrl,
 					wr->opcode == IBV_WR_LOCAL_INV ?
 					MLX4_OPCODE_LOCAL_INVAL :
 					MLX4_OPCODE_BIND_MW);
@@ -3313,7 +3416,7 @@ mlx4dv_sq_post_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
  *    once and keeps every constant word big-endian, as it is stored;
  *  - mlx4dv_sq_batch_begin() checks the template against the ring and
  *    reserves room for up to n WQEs (one WQEBB each);
- *  - mlx4dv_sq_batch_post() writes one WQE: its only check is one pointer
+ *  - mlx4dv_sq_batch_write() writes one WQE: its only check is one pointer
  *    compare (end of the reservation or of the ring);
  *  - mlx4dv_sq_batch_end() publishes the new producer count; then ring the
  *    doorbell once (mlx4dv_sq_ring_doorbell()).
@@ -3360,15 +3463,15 @@ struct mlx4dv_sq_wqe_template {
  *
  * opcode:     IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
  *             IBV_WR_RDMA_WRITE_WITH_IMM or IBV_WR_RDMA_READ (not on UC).
+ * rkey:       remote key, host order; ignored for sends.
  * lkey:       local key of every gather entry, host order.
  * length:     bytes of every gather entry, host order (0 allowed; at
  *             most MLX4DV_DATA_SEG_MAX_LENGTH).
- * rkey:       remote key, host order; ignored for sends.
- * imm:        big-endian as the receiver reads it (ibv_send_wr.imm_data),
- *             for the *_WITH_IMM opcodes; ignored otherwise.
- * send_flags: as for mlx4dv_sq_post_write() (IBV_SEND_SIGNALED, FENCE,
+ * send_flags: as for mlx4dv_sq_write_rdma_write() (IBV_SEND_SIGNALED, FENCE,
  *             SOLICITED, MLX4DV_SEND_STRONG_ORDER, _FORCE_LOOPBACK,
  *             MLX4DV_SEND_XRC_SRQN() on XRC_SEND); not IBV_SEND_INLINE.
+ * imm:        big-endian as the receiver reads it (ibv_send_wr.imm_data),
+ *             for the *_WITH_IMM opcodes; ignored otherwise.
  * Returns 0, or EINVAL for a QP type other than RC, UC or XRC_SEND, an
  * opcode outside the list or READ on UC, IBV_SEND_INLINE or an unknown
  * flag, a length over MLX4DV_DATA_SEG_MAX_LENGTH, or a ring without a
@@ -3379,9 +3482,9 @@ struct mlx4dv_sq_wqe_template {
 static inline int
 mlx4dv_sq_wqe_template_init(struct mlx4dv_sq_wqe_template *t,
 			    const struct mlx4dv_sq_ring *sq,
-			    enum ibv_wr_opcode opcode, uint32_t lkey,
-			    uint32_t length, uint32_t rkey, __be32 imm,
-			    uint32_t send_flags)
+			    enum ibv_wr_opcode opcode, uint32_t rkey,
+			    uint32_t lkey, uint32_t length,
+			    uint32_t send_flags, __be32 imm)
 {
 	struct mlx4_wqe_ctrl_seg ctrl;
 	uint32_t op, ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_DATA_DS;
@@ -3415,8 +3518,8 @@ mlx4dv_sq_wqe_template_init(struct mlx4dv_sq_wqe_template *t,
 	default:
 		return EINVAL;
 	}
-	if (!mlx4dv_sq_is_connected(sq) ||
-	    !mlx4dv_sq_connected_flags_ok(sq, send_flags) ||
+	if (!__mlx4dv_sq_is_connected(sq) ||
+	    !__mlx4dv_sq_connected_flags_ok(sq, send_flags) ||
 	    (send_flags & IBV_SEND_INLINE) || sq->max_gather < 1 ||
 	    sq->spare_wqes < 1 || length > MLX4DV_DATA_SEG_MAX_LENGTH)
 		return EINVAL;
@@ -3465,7 +3568,7 @@ struct mlx4dv_sq_batch {
 
 /* Two big-endian words as the 8 bytes they occupy in the ring. */
 static MLX4DV_ALWAYS_INLINE uint64_t
-mlx4dv_be32_pair(__be32 first, __be32 second)
+__mlx4dv_be32_pair(__be32 first, __be32 second)
 {
 	uint64_t v;
 
@@ -3481,9 +3584,9 @@ mlx4dv_be32_pair(__be32 first, __be32 second)
  * no fewer cycles. The values are in registers, so it costs nothing.
  */
 #ifdef __GNUC__
-#define MLX4DV_SQ_STORE_GROUP()	__asm__ __volatile__("" ::: "memory")
+#define __MLX4DV_STORE_GROUP()	__asm__ __volatile__("" ::: "memory")
 #else
-#define MLX4DV_SQ_STORE_GROUP()	do { } while (0)
+#define __MLX4DV_STORE_GROUP()	do { } while (0)
 #endif
 
 /*
@@ -3514,8 +3617,8 @@ mlx4dv_sq_batch_begin(struct mlx4dv_sq_ring *sq, struct mlx4dv_sq_batch *b,
 	 * posts return ENOSPC and its end publishes nothing. */
 	if (err)
 		n = 0;
-	if (MLX4DV_SQ_UNLIKELY(!(sq->ring_stamped & 1)) && n)
-		mlx4dv_sq_stamp_more(sq, head + sq->spare_wqes, n);
+	if (__MLX4DV_UNLIKELY(!(sq->ring_stamped & 1)) && n)
+		__mlx4dv_sq_stamp_more(sq, head + sq->spare_wqes, n);
 	b->buf = sq->buf;
 	b->ring_end = mlx4dv_sq_ring_end(sq);
 	b->stride = (size_t)1 << sq->wqe_shift;
@@ -3533,16 +3636,16 @@ mlx4dv_sq_batch_begin(struct mlx4dv_sq_ring *sq, struct mlx4dv_sq_batch *b,
 	b->owner_opcode = t->owner_opcode |
 		((head & sq->wqe_cnt) ? b->owner_bit : 0);
 	b->bf_qpn = t->bf_qpn;
-	b->srcrb_imm = mlx4dv_be32_pair(t->srcrb_flags, t->imm);
-	b->rkey_rsvd = mlx4dv_be32_pair(t->rkey, 0);
-	b->count_lkey = mlx4dv_be32_pair(t->byte_count, t->lkey);
+	b->srcrb_imm = __mlx4dv_be32_pair(t->srcrb_flags, t->imm);
+	b->rkey_rsvd = __mlx4dv_be32_pair(t->rkey, 0);
+	b->count_lkey = __mlx4dv_be32_pair(t->byte_count, t->lkey);
 	return err;
 }
 
 /* At b->stop: past the ring end when the reservation goes on there
  * (owner bit flips: a new lap), else the reservation is used up (0). */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_batch_turn(struct mlx4dv_sq_batch *b)
+__mlx4dv_sq_batch_turn(struct mlx4dv_sq_batch *b)
 {
 	if (b->stop != b->ring_end || !b->wrap_pending)
 		return 0;
@@ -3557,7 +3660,7 @@ mlx4dv_sq_batch_turn(struct mlx4dv_sq_batch *b)
 /* The body of the batch posts: control bytes 4..15 from bf_qpn and
  * srcrb_imm (the template's, or with a WQE's own flags added). */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t laddr,
+__mlx4dv_sq_batch_store(struct mlx4dv_sq_batch *b, uint64_t laddr,
 		      uint64_t raddr, uint64_t wr_id, __be32 bf_qpn,
 		      uint64_t srcrb_imm)
 {
@@ -3565,20 +3668,20 @@ mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t laddr,
 	__be64 ra = mlx4dv_cpu_to_be64(raddr);
 	uint8_t *wqe;
 
-	if (MLX4DV_SQ_UNLIKELY(b->wqe == b->stop) && !mlx4dv_sq_batch_turn(b))
+	if (__MLX4DV_UNLIKELY(b->wqe == b->stop) && !__mlx4dv_sq_batch_turn(b))
 		return ENOSPC;
 	wqe = b->wqe;
 	/* A send's gather entry (at 16) overwrites the remote address
 	 * words stored first: one store sequence for both shapes. */
 	memcpy(wqe + 4, &bf_qpn, 4);
 	memcpy(wqe + 8, &srcrb_imm, 8);
-	MLX4DV_SQ_STORE_GROUP();
+	__MLX4DV_STORE_GROUP();
 	memcpy(wqe + 16, &ra, 8);
-	MLX4DV_SQ_STORE_GROUP();
+	__MLX4DV_STORE_GROUP();
 	memcpy(wqe + 24, &b->rkey_rsvd, 8);
-	MLX4DV_SQ_STORE_GROUP();
+	__MLX4DV_STORE_GROUP();
 	memcpy(wqe + b->data_offset, &b->count_lkey, 8);
-	MLX4DV_SQ_STORE_GROUP();
+	__MLX4DV_STORE_GROUP();
 	memcpy(wqe + b->data_offset + 8, &la, 8);
 	if (b->wrid)
 		*b->wrid++ = wr_id;
@@ -3589,11 +3692,11 @@ mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t laddr,
 }
 
 /*
- * mlx4dv_sq_batch_post - write the next template WQE of the batch.
+ * mlx4dv_sq_batch_write - write the next template WQE of the batch.
  *
- * laddr:  gather entry address, host order.
- * raddr:  remote address, host order (RDMA templates; ignored for sends).
  * wr_id:  stored in sq->wrid for the WQE when the ring has a table.
+ * raddr:  remote address, host order (RDMA templates; ignored for sends).
+ * laddr:  gather entry address, host order.
  *
  * Stores the fixed words from the template, the two addresses, then a
  * store barrier and word 0 (owner bit of the WQE's lap | opcode). No
@@ -3602,10 +3705,10 @@ mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t laddr,
  * mlx4dv_sq_batch_begin() are all posted.
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_batch_post(struct mlx4dv_sq_batch *b, uint64_t laddr,
-		     uint64_t raddr, uint64_t wr_id)
+mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t wr_id,
+		      uint64_t raddr, uint64_t laddr)
 {
-	return mlx4dv_sq_batch_write(b, laddr, raddr, wr_id, b->bf_qpn,
+	return __mlx4dv_sq_batch_store(b, laddr, raddr, wr_id, b->bf_qpn,
 				     b->srcrb_imm);
 }
 
@@ -3614,7 +3717,7 @@ mlx4dv_sq_batch_post(struct mlx4dv_sq_batch *b, uint64_t laddr,
 	((uint32_t)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED | IBV_SEND_FENCE))
 
 /*
- * mlx4dv_sq_batch_post_flags - mlx4dv_sq_batch_post() for a WQE that also
+ * mlx4dv_sq_batch_write_flags - mlx4dv_sq_batch_write() for a WQE that also
  * asks for a completion, a solicited event or a fence, without a second
  * template: send_flags is IBV_SEND_SIGNALED, IBV_SEND_SOLICITED and/or
  * IBV_SEND_FENCE, added to the template's flags for this WQE only
@@ -3625,23 +3728,23 @@ mlx4dv_sq_batch_post(struct mlx4dv_sq_batch *b, uint64_t laddr,
  * and IBV_SEND_SIGNALED on the last WQE of the batch, so one send CQE
  * completes the whole batch (mlx4dv_cq_poll_send()).
  * Returns 0; EINVAL (nothing written) for any other flag bit; ENOSPC as
- * mlx4dv_sq_batch_post(). With constant send_flags the extra words are
- * constants and the WQE costs what mlx4dv_sq_batch_post() costs.
+ * mlx4dv_sq_batch_write(). With constant send_flags the extra words are
+ * constants and the WQE costs what mlx4dv_sq_batch_write() costs.
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_batch_post_flags(struct mlx4dv_sq_batch *b, uint64_t laddr,
-			   uint64_t raddr, uint64_t wr_id,
-			   uint32_t send_flags)
+mlx4dv_sq_batch_write_flags(struct mlx4dv_sq_batch *b, uint64_t wr_id,
+			    uint64_t raddr, uint64_t laddr,
+			    uint32_t send_flags)
 {
 	uint32_t srcrb = mlx4dv_send_srcrb_flags(send_flags &
 		(uint32_t)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED));
 	__be32 fence = mlx4dv_cpu_to_be32((send_flags & IBV_SEND_FENCE) ?
 					  (uint32_t)MLX4_WQE_CTRL_FENCE : 0);
 
-	if (MLX4DV_SQ_UNLIKELY(send_flags & ~MLX4DV_SQ_BATCH_WQE_FLAGS))
+	if (__MLX4DV_UNLIKELY(send_flags & ~MLX4DV_SQ_BATCH_WQE_FLAGS))
 		return EINVAL;
-	return mlx4dv_sq_batch_write(b, laddr, raddr, wr_id, b->bf_qpn | fence,
-		b->srcrb_imm | mlx4dv_be32_pair(mlx4dv_cpu_to_be32(srcrb), 0));
+	return __mlx4dv_sq_batch_store(b, laddr, raddr, wr_id, b->bf_qpn | fence,
+		b->srcrb_imm | __mlx4dv_be32_pair(mlx4dv_cpu_to_be32(srcrb), 0));
 }
 
 /*
@@ -3674,8 +3777,9 @@ mlx4dv_sq_batch_end(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_batch *b)
  * include/linux/mlx4/cq.h) or DPDK drivers/net/mlx4 (mlx4_prm.h,
  * mlx4_rxtx.c); each function names its source.
  *
- * Errors are positive errno values, as ibv_post_recv() returns them. A
- * function that fails writes nothing to the ring or the device.
+ * Errors follow the header's rule (top of the file): 0 or a positive
+ * errno value; a function that fails writes nothing to the ring or the
+ * device; a poll returns EAGAIN when there is nothing to take.
  */
 
 /* ---- 5.1 CQE bits rdma-core's header does not name -------------------- */
@@ -3846,22 +3950,17 @@ void mlx4dv_cq_update_ci(struct mlx4dv_cq_ring *cq)
  *
  * out:    room for max CQEs; each gets the valid 32 bytes as the device
  *         wrote them (big-endian fields, owner bit included).
- * Returns the number copied (0 when the CQ is empty, also when max <= 0).
+ * Returns the number copied (0 when the CQ is empty or max is 0).
  * The CQEs are copied before the consumer-index record is written (once,
  * when at least one was taken), because afterwards the device may
  * overwrite their slots.
  */
 static MLX4DV_ALWAYS_INLINE
-int mlx4dv_cq_poll_batch(struct mlx4dv_cq_ring *cq, struct mlx4_cqe *out,
-			 int max)
+uint32_t mlx4dv_cq_poll_batch(struct mlx4dv_cq_ring *cq, struct mlx4_cqe *out,
+			      uint32_t max)
 {
-	size_t n, limit;
+	size_t n, limit = max;
 
-	/* An unsigned count: the index into out can then never be negative,
-	 * which lets the compiler check the copies (gcc -Wstringop-overflow). */
-	if (max <= 0)
-		return 0;
-	limit = (size_t)max;
 	for (n = 0; n < limit; n++) {
 		struct mlx4_cqe *cqe = mlx4dv_cq_peek(cq);
 
@@ -3872,7 +3971,7 @@ int mlx4dv_cq_poll_batch(struct mlx4dv_cq_ring *cq, struct mlx4_cqe *out,
 	}
 	if (n)
 		mlx4dv_cq_update_ci(cq);
-	return (int)n;
+	return (uint32_t)n;
 }
 
 /* ---- 5.3 Decoding a CQE ----------------------------------------------- */
@@ -4301,7 +4400,7 @@ struct mlx4_wqe_data_seg *mlx4dv_rq_wqe(const struct mlx4dv_rq_ring *rq, uint32_
 }
 
 /*
- * mlx4dv_recv_scatter_write - write num_sge scatter entries (length, lkey,
+ * mlx4dv_wqe_set_scatter - write num_sge scatter entries (length, lkey,
  * addr from sg, host order, stored big-endian) and, when num_sge <
  * max_scatter, the terminating entry {0, MLX4_INVALID_LKEY, 0} that tells
  * the device where the list ends. A zero length is stored as 0, as
@@ -4309,7 +4408,7 @@ struct mlx4_wqe_data_seg *mlx4dv_rq_wqe(const struct mlx4dv_rq_ring *rq, uint32_
  * mlx4_post_srq_recv.) The caller checked num_sge <= max_scatter.
  */
 static MLX4DV_ALWAYS_INLINE
-void mlx4dv_recv_scatter_write(struct mlx4_wqe_data_seg *scat,
+void mlx4dv_wqe_set_scatter(struct mlx4_wqe_data_seg *scat,
 			       const struct ibv_sge *sg, uint32_t num_sge,
 			       uint32_t max_scatter)
 {
@@ -4329,25 +4428,25 @@ void mlx4dv_recv_scatter_write(struct mlx4_wqe_data_seg *scat,
 
 /*
  * mlx4dv_rq_write - write one receive WQE at head and advance head; no
- * doorbell (call mlx4dv_rq_doorbell() once per batch).
+ * doorbell (call mlx4dv_rq_ring_doorbell() once per batch).
  *
  * sg: num_sge entries (host order). wr_id is stored in wrid[head] when the
  * ring has a wrid table.
- * Errors: EINVAL when num_sge < 0 or > max_scatter; ENOMEM when the ring
+ * Errors: EINVAL when num_sge > max_scatter; ENOMEM when the ring
  * is full (head - tail == wqe_cnt, libmlx4's limit: max_post = wqe_cnt).
  * Nothing is written on error. (libmlx4 returns ENOMEM for too many SGEs;
  * this keeps that errno for the full ring only.)
  */
 static MLX4DV_ALWAYS_INLINE
 int mlx4dv_rq_write(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
-		    const struct ibv_sge *sg, int num_sge)
+		    const struct ibv_sge *sg, uint32_t num_sge)
 {
-	if (num_sge < 0 || (uint32_t)num_sge > rq->max_scatter)
+	if (num_sge > rq->max_scatter)
 		return EINVAL;
 	if (rq->head - rq->tail >= rq->wqe_cnt)
 		return ENOMEM;
-	mlx4dv_recv_scatter_write(mlx4dv_rq_wqe(rq, rq->head), sg,
-				  (uint32_t)num_sge, rq->max_scatter);
+	mlx4dv_wqe_set_scatter(mlx4dv_rq_wqe(rq, rq->head), sg,
+				  num_sge, rq->max_scatter);
 	if (rq->wrid)
 		rq->wrid[rq->head & (rq->wqe_cnt - 1)] = wr_id;
 	rq->head++;
@@ -4355,26 +4454,26 @@ int mlx4dv_rq_write(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
 }
 
 /*
- * mlx4dv_rq_doorbell - tell the device how many WQEs were posted:
+ * mlx4dv_rq_ring_doorbell - tell the device how many WQEs were posted:
  * mlx4dv_barrier_to_device() (the WQEs first), then the doorbell record
  * <- big-endian 32-bit (head & 0xffff). (rdma-core qp.c _mlx4_post_recv.)
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_rq_doorbell(struct mlx4dv_rq_ring *rq)
+static MLX4DV_ALWAYS_INLINE void mlx4dv_rq_ring_doorbell(struct mlx4dv_rq_ring *rq)
 {
 	mlx4dv_barrier_to_device();
 	*(volatile __be32 *)rq->db = mlx4dv_cpu_to_be32(rq->head & 0xffff);
 }
 
-/* mlx4dv_rq_post - mlx4dv_rq_write() then, on success, mlx4dv_rq_doorbell().
+/* mlx4dv_rq_post - mlx4dv_rq_write() then, on success, mlx4dv_rq_ring_doorbell().
  * Same errors. */
 static MLX4DV_ALWAYS_INLINE
 int mlx4dv_rq_post(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
-		   const struct ibv_sge *sg, int num_sge)
+		   const struct ibv_sge *sg, uint32_t num_sge)
 {
 	int err = mlx4dv_rq_write(rq, wr_id, sg, num_sge);
 
 	if (!err)
-		mlx4dv_rq_doorbell(rq);
+		mlx4dv_rq_ring_doorbell(rq);
 	return err;
 }
 
@@ -4408,9 +4507,10 @@ int mlx4dv_rq_post_list(struct mlx4dv_rq_ring *rq, const struct ibv_recv_wr *wr,
 		}
 	}
 	for (w = wr; w; w = w->next)
-		(void)mlx4dv_rq_write(rq, w->wr_id, w->sg_list, w->num_sge);
+		(void)mlx4dv_rq_write(rq, w->wr_id, w->sg_list,
+				      (uint32_t)w->num_sge);
 	if (n)
-		mlx4dv_rq_doorbell(rq);
+		mlx4dv_rq_ring_doorbell(rq);
 	return 0;
 }
 
@@ -4451,31 +4551,31 @@ struct mlx4_wqe_srq_next_seg *mlx4dv_srq_wqe(const struct mlx4dv_srq_ring *srq,
 
 /*
  * mlx4dv_srq_write - take the free WQE at head, write its scatter entries,
- * and count it; no doorbell (mlx4dv_srq_doorbell() once per batch).
+ * and count it; no doorbell (mlx4dv_srq_ring_doorbell() once per batch).
  *
  * The free WQEs form a list through next_wqe_index (big-endian 16 bits);
  * head moves to the next free WQE. wr_id goes to wrid[index] when the ring
  * has a wrid table. (rdma-core srq.c mlx4_post_srq_recv.)
- * Errors: EINVAL when num_sge < 0 or > max_scatter; ENOMEM when the SRQ is
+ * Errors: EINVAL when num_sge > max_scatter; ENOMEM when the SRQ is
  * full (head == tail: the last free WQE is never handed out). Nothing is
  * written on error.
  */
 static MLX4DV_ALWAYS_INLINE
 int mlx4dv_srq_write(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
-		     const struct ibv_sge *sg, int num_sge)
+		     const struct ibv_sge *sg, uint32_t num_sge)
 {
 	struct mlx4_wqe_srq_next_seg *next;
 	uint32_t index = srq->head;
 
-	if (num_sge < 0 || (uint32_t)num_sge > srq->max_scatter)
+	if (num_sge > srq->max_scatter)
 		return EINVAL;
 	if (index == srq->tail)
 		return ENOMEM;
 	next = mlx4dv_srq_wqe(srq, index);
 	/* Masked: a corrupted link cannot send head out of the buffer. */
 	srq->head = mlx4dv_be16_to_cpu(next->next_wqe_index) & (srq->wqe_cnt - 1);
-	mlx4dv_recv_scatter_write((struct mlx4_wqe_data_seg *)(next + 1), sg,
-				  (uint32_t)num_sge, srq->max_scatter);
+	mlx4dv_wqe_set_scatter((struct mlx4_wqe_data_seg *)(next + 1), sg,
+				  num_sge, srq->max_scatter);
 	if (srq->wrid)
 		srq->wrid[index & (srq->wqe_cnt - 1)] = wr_id;
 	srq->counter++;
@@ -4483,27 +4583,27 @@ int mlx4dv_srq_write(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
 }
 
 /*
- * mlx4dv_srq_doorbell - mlx4dv_barrier_to_device() (the WQEs first), then
+ * mlx4dv_srq_ring_doorbell - mlx4dv_barrier_to_device() (the WQEs first), then
  * the doorbell record <- big-endian 32-bit (counter & 0xffff), the number
  * of WQEs ever posted modulo 2^16. (rdma-core srq.c mlx4_post_srq_recv;
  * libmlx4's counter is a uint16_t.)
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_srq_doorbell(struct mlx4dv_srq_ring *srq)
+static MLX4DV_ALWAYS_INLINE void mlx4dv_srq_ring_doorbell(struct mlx4dv_srq_ring *srq)
 {
 	mlx4dv_barrier_to_device();
 	*(volatile __be32 *)srq->db = mlx4dv_cpu_to_be32(srq->counter & 0xffff);
 }
 
 /* mlx4dv_srq_post - mlx4dv_srq_write() then, on success,
- * mlx4dv_srq_doorbell(). Same errors. */
+ * mlx4dv_srq_ring_doorbell(). Same errors. */
 static MLX4DV_ALWAYS_INLINE
 int mlx4dv_srq_post(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
-		    const struct ibv_sge *sg, int num_sge)
+		    const struct ibv_sge *sg, uint32_t num_sge)
 {
 	int err = mlx4dv_srq_write(srq, wr_id, sg, num_sge);
 
 	if (!err)
-		mlx4dv_srq_doorbell(srq);
+		mlx4dv_srq_ring_doorbell(srq);
 	return err;
 }
 
@@ -4538,17 +4638,18 @@ int mlx4dv_srq_post_list(struct mlx4dv_srq_ring *srq, const struct ibv_recv_wr *
 			(srq->wqe_cnt - 1);
 	}
 	for (w = wr; w; w = w->next)
-		(void)mlx4dv_srq_write(srq, w->wr_id, w->sg_list, w->num_sge);
+		(void)mlx4dv_srq_write(srq, w->wr_id, w->sg_list,
+				       (uint32_t)w->num_sge);
 	if (n)
-		mlx4dv_srq_doorbell(srq);
+		mlx4dv_srq_ring_doorbell(srq);
 	return 0;
 }
 
 /*
- * mlx4dv_srq_index_is_free - 1 when SRQ WQE index is on the free list
+ * mlx4dv_srq_wqe_is_free - 1 when SRQ WQE index is on the free list
  * (head .. tail), that is, not posted; a walk of up to wqe_cnt links.
  *
- * mlx4dv_srq_release - give SRQ WQE index back to the free list: it is
+ * mlx4dv_srq_free_wqe - give SRQ WQE index back to the free list: it is
  * linked after tail (the tail WQE's next_wqe_index <- big-endian index)
  * and becomes the new tail, as libmlx4 does for each receive completion
  * (rdma-core srq.c mlx4_free_srq_wqe). No barrier is needed: the device
@@ -4557,12 +4658,12 @@ int mlx4dv_srq_post_list(struct mlx4dv_srq_ring *srq, const struct ibv_recv_wr *
  * released since (one release per receive completion). Releasing a WQE
  * that is on the free list already links it twice and cuts the list;
  * telling that apart costs a walk of the list, so only a build with
- * MLX4DV_DEBUG checks it (mlx4dv_srq_index_is_free(), asserted).
+ * MLX4DV_DEBUG checks it (mlx4dv_srq_wqe_is_free(), asserted).
  * Errors: ERANGE when index >= wqe_cnt; EINVAL when index is the tail (it
  * is free already). Nothing is written on error.
  */
 static inline int
-mlx4dv_srq_index_is_free(const struct mlx4dv_srq_ring *srq, uint32_t index)
+mlx4dv_srq_wqe_is_free(const struct mlx4dv_srq_ring *srq, uint32_t index)
 {
 	uint32_t at = srq->head, n;
 
@@ -4579,13 +4680,13 @@ mlx4dv_srq_index_is_free(const struct mlx4dv_srq_ring *srq, uint32_t index)
 }
 
 static MLX4DV_ALWAYS_INLINE
-int mlx4dv_srq_release(struct mlx4dv_srq_ring *srq, uint32_t index)
+int mlx4dv_srq_free_wqe(struct mlx4dv_srq_ring *srq, uint32_t index)
 {
 	if (index >= srq->wqe_cnt)
 		return ERANGE;
 	if (index == srq->tail)
 		return EINVAL;
-	MLX4DV_ASSERT(!mlx4dv_srq_index_is_free(srq, index));
+	MLX4DV_ASSERT(!mlx4dv_srq_wqe_is_free(srq, index));
 	mlx4dv_srq_wqe(srq, srq->tail)->next_wqe_index =
 		mlx4dv_cpu_to_be16((uint16_t)index);
 	srq->tail = index;
@@ -4596,7 +4697,7 @@ int mlx4dv_srq_release(struct mlx4dv_srq_ring *srq, uint32_t index)
  * mlx4dv_srq_complete - account for a receive CQE (good or error/flush)
  * whose QP receives from this SRQ: the CQE's wqe_index names the WQE;
  * *wr_id (when not NULL) gets wrid[wqe_index] (0 without a wrid table) and
- * the WQE is released (mlx4dv_srq_release()). The QPN is the receiving
+ * the WQE is released (mlx4dv_srq_free_wqe()). The QPN is the receiving
  * QP's, so the caller chose the SRQ. (rdma-core cq.c mlx4_parse_cqe.)
  * Errors: EINVAL for a send CQE or a WQE that is the tail; ERANGE when
  * wqe_index >= wqe_cnt. Nothing changes on error.
@@ -4610,7 +4711,7 @@ int mlx4dv_srq_complete(struct mlx4dv_srq_ring *srq, const struct mlx4_cqe *cqe,
 
 	if (mlx4dv_cqe_is_send(cqe))
 		return EINVAL;
-	err = mlx4dv_srq_release(srq, index);
+	err = mlx4dv_srq_free_wqe(srq, index);
 	if (err)
 		return err;
 	if (wr_id)
@@ -4655,20 +4756,20 @@ int mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe
  * mlx4dv_cqe_is_error() + mlx4dv_sq_complete_cqe() for the common case.
  *
  * wr_id:   out, may be NULL: the wr_id recorded for the completed WQE
- *          (0 when sq->wrid is NULL). Written only when 1 is returned.
- * Returns 1 when a good send CQE of sq->qpn was taken: cq->cons_index
+ *          (0 when sq->wrid is NULL). Written only when 0 is returned.
+ * Returns 0 when a good send CQE of sq->qpn was taken: cq->cons_index
  * advanced by one and sq->tail moved past the WQE it names (as
  * mlx4dv_sq_complete()). The consumer-index record is NOT written: call
  * mlx4dv_cq_update_ci() after one or more takes (before the CQ can fill).
- * Returns 0 when software does not own the next CQE (CQ empty).
- * Returns a negative errno and consumes nothing, changes nothing, when
- * the next CQE is software-owned but not a good completion of this SQ:
- *  -EIO     an error CQE (flushes included). Take it with
+ * Returns EAGAIN when software does not own the next CQE (CQ empty).
+ * Returns another errno and consumes nothing, changes nothing, when the
+ * next CQE is software-owned but not a good completion of this SQ:
+ *  EIO      an error CQE (flushes included). Take it with
  *           mlx4dv_cq_next(), read mlx4dv_cqe_syndrome() and account it
  *           with mlx4dv_sq_complete_cqe().
- *  -EINVAL  a receive CQE, a send CQE of another QPN, or opcode 0x1f
+ *  EINVAL   a receive CQE, a send CQE of another QPN, or opcode 0x1f
  *           (no CQE opcode).
- *  -ERANGE  its wqe_index names no outstanding WQE (a stale or foreign
+ *  ERANGE   its wqe_index names no outstanding WQE (a stale or foreign
  *           CQE; see mlx4dv_sq_complete()).
  * Ordering: the owner test comes first, then mlx4dv_barrier_from_device(),
  * then the other CQE fields are read. The opcode and send bits share the
@@ -4692,7 +4793,7 @@ int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 
 	/* The owner test of mlx4dv_cq_peek() on the loaded byte. */
 	if (((uint32_t)(last >> 7) ^ ci) & cq->cqe_cnt)
-		return 0;
+		return EAGAIN;
 	mlx4dv_barrier_from_device();
 	cqe = (const struct mlx4_cqe *)(slot + size - sizeof(struct mlx4_cqe));
 	/* One range test for "a send CQE with an opcode below the error
@@ -4701,11 +4802,11 @@ int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	 * CQE opcode). The rare cases are told apart afterwards. */
 	kind = ((uint32_t)last & (MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK)) -
 	       MLX4_CQE_IS_SEND_MASK;
-	if (MLX4DV_SQ_UNLIKELY(kind >= MLX4_CQE_OPCODE_ERROR))
+	if (__MLX4DV_UNLIKELY(kind >= MLX4_CQE_OPCODE_ERROR))
 		return ((uint32_t)last & MLX4_CQE_OPCODE_MASK) ==
-		       MLX4_CQE_OPCODE_ERROR ? -EIO : -EINVAL;
+		       MLX4_CQE_OPCODE_ERROR ? EIO : EINVAL;
 	if (mlx4dv_cqe_qpn(cqe) != sq->qpn)
-		return -EINVAL;
+		return EINVAL;
 	/* mlx4dv_sq_complete() with its one-WQEBB branch written out. start
 	 * is the named WQEBB, tail + 0..65535. It is outstanding when
 	 * start - head is negative as a signed 32-bit number: the same test
@@ -4714,19 +4815,19 @@ int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	tail = sq->tail;
 	start = tail + (uint16_t)(mlx4dv_be16_to_cpu(cqe->wqe_index) -
 				  (uint16_t)tail);
-	if (MLX4DV_SQ_LIKELY(sq->single_wqebb & 1)) {
+	if (__MLX4DV_LIKELY(sq->single_wqebb & 1)) {
 		if ((int32_t)(start - sq->head) >= 0)
-			return -ERANGE;
+			return ERANGE;
 		if (sq->wrid)
 			id = sq->wrid[start & (sq->wqe_cnt - 1)];
 		sq->tail = start + 1;
 	} else if (!mlx4dv_sq_complete(sq, mlx4dv_cqe_wqe_index(cqe), &id)) {
-		return -ERANGE;
+		return ERANGE;
 	}
 	cq->cons_index = ci + 1;
 	if (wr_id)
 		*wr_id = id;
-	return 1;
+	return 0;
 }
 
 /*
@@ -4737,7 +4838,7 @@ int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
  * fields may be read. The common head of the mlx4dv_cq_poll_* takes.
  */
 static MLX4DV_ALWAYS_INLINE const struct mlx4_cqe *
-mlx4dv_cq_poll_head(const struct mlx4dv_cq_ring *cq, int32_t *last_out)
+__mlx4dv_cq_poll_head(const struct mlx4dv_cq_ring *cq, int32_t *last_out)
 {
 	uint32_t ci = cq->cons_index;
 	size_t size = cq->cqe_size;
@@ -4752,18 +4853,18 @@ mlx4dv_cq_poll_head(const struct mlx4dv_cq_ring *cq, int32_t *last_out)
 }
 
 /*
- * 0 when the last byte of a CQE (as mlx4dv_cq_poll_head() gives it) is a
+ * 0 when the last byte of a CQE (as __mlx4dv_cq_poll_head() gives it) is a
  * good receive completion: the send bit clear and a receive opcode
  * (RDMA_WRITE_IMM, SEND, SEND_IMM, SEND_INVAL: 0..3), one compare;
- * else the negative errno of the mlx4dv_cq_poll_recv*() takes.
+ * else the errno of the mlx4dv_cq_poll_recv*() takes.
  */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cq_recv_kind(int32_t last)
+static MLX4DV_ALWAYS_INLINE int __mlx4dv_cq_recv_kind(int32_t last)
 {
 	uint32_t op = (uint32_t)last & (MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK);
 
-	if (MLX4DV_SQ_LIKELY(op <= MLX4_RECV_OPCODE_SEND_INVAL))
+	if (__MLX4DV_LIKELY(op <= MLX4_RECV_OPCODE_SEND_INVAL))
 		return 0;
-	return op == MLX4_CQE_OPCODE_ERROR ? -EIO : -EINVAL;
+	return op == MLX4_CQE_OPCODE_ERROR ? EIO : EINVAL;
 }
 
 /*
@@ -4781,19 +4882,19 @@ static MLX4DV_ALWAYS_INLINE int mlx4dv_cq_recv_kind(int32_t last)
  *           not decode (mlx4dv_cqe_opcode(), mlx4dv_cqe_imm_data(),
  *           mlx4dv_cqe_wc_flags(), mlx4dv_cqe_src_qp(), ...); valid until
  *           the next mlx4dv_cq_update_ci().
- * The outputs are written only when 1 is returned.
+ * The outputs are written only when 0 is returned.
  *
- * Returns 1 when a good receive CQE of rq->qpn was taken: cq->cons_index
+ * Returns 0 when a good receive CQE of rq->qpn was taken: cq->cons_index
  * and rq->tail advanced by one (RQ completions come in posting order).
  * The consumer-index record is NOT written: call mlx4dv_cq_update_ci()
- * after one or more takes. Returns 0 when the CQ is empty. Returns a
- * negative errno and consumes nothing, changes nothing, when the next
+ * after one or more takes. Returns EAGAIN when the CQ is empty. Returns
+ * another errno and consumes nothing, changes nothing, when the next
  * CQE is software-owned but not a good receive of this RQ:
- *  -EIO     an error CQE (flushes included): take it with
+ *  EIO      an error CQE (flushes included): take it with
  *           mlx4dv_cq_next() and account it with mlx4dv_rq_complete()
  *           (or mlx4dv_sq_complete_cqe() for a send's);
- *  -EINVAL  a send CQE, a CQE of another QPN, an opcode no receive has;
- *  -ERANGE  no WQE of the RQ is outstanding (head == tail).
+ *  EINVAL   a send CQE, a CQE of another QPN, an opcode no receive has;
+ *  ERANGE   no WQE of the RQ is outstanding (head == tail).
  * Ordering as mlx4dv_cq_poll_send(): owner test, then
  * mlx4dv_barrier_from_device(), then the other fields.
  * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe.)
@@ -4804,20 +4905,20 @@ int mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
 			const struct mlx4_cqe **cqe_out)
 {
 	int32_t last = 0;
-	const struct mlx4_cqe *cqe = mlx4dv_cq_poll_head(cq, &last);
+	const struct mlx4_cqe *cqe = __mlx4dv_cq_poll_head(cq, &last);
 	uint32_t tail;
 	int err;
 
 	if (!cqe)
-		return 0;
-	err = mlx4dv_cq_recv_kind(last);
-	if (MLX4DV_SQ_UNLIKELY(err))
+		return EAGAIN;
+	err = __mlx4dv_cq_recv_kind(last);
+	if (__MLX4DV_UNLIKELY(err))
 		return err;
 	if (mlx4dv_cqe_qpn(cqe) != rq->qpn)
-		return -EINVAL;
+		return EINVAL;
 	tail = rq->tail;
-	if (MLX4DV_SQ_UNLIKELY(tail == rq->head))
-		return -ERANGE;
+	if (__MLX4DV_UNLIKELY(tail == rq->head))
+		return ERANGE;
 	if (wr_id)
 		*wr_id = rq->wrid ? rq->wrid[tail & (rq->wqe_cnt - 1)] : 0;
 	if (byte_len)
@@ -4826,19 +4927,19 @@ int mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
 		*cqe_out = cqe;
 	rq->tail = tail + 1;
 	cq->cons_index++;
-	return 1;
+	return 0;
 }
 
 /*
  * mlx4dv_cq_poll_srq_recv - mlx4dv_cq_poll_recv() for a CQ whose receive
  * completions come from QPs that receive from one SRQ (XRC SRQs
  * included): the CQE's wqe_index names the SRQ WQE, whose wr_id is
- * returned and which goes back to the free list (mlx4dv_srq_release()).
+ * returned and which goes back to the free list (mlx4dv_srq_free_wqe()).
  * The QPN is the receiving QP's and is not checked: the CQ must carry
  * only receives of QPs on this SRQ (and sends, which are refused).
- * Returns 1, 0, or -EIO / -EINVAL (a send CQE, an opcode no receive has,
- * a wqe_index that is the SRQ's tail) / -ERANGE (wqe_index >= wqe_cnt)
- * with nothing consumed, as mlx4dv_cq_poll_recv(). Same outputs.
+ * Returns 0, EAGAIN, or EIO / EINVAL (a send CQE, an opcode no receive
+ * has, a wqe_index that is the SRQ's tail) / ERANGE (wqe_index >=
+ * wqe_cnt) with nothing consumed, as mlx4dv_cq_poll_recv(). Same outputs.
  */
 static MLX4DV_ALWAYS_INLINE
 int mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq,
@@ -4846,19 +4947,19 @@ int mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq,
 			    uint32_t *byte_len, const struct mlx4_cqe **cqe_out)
 {
 	int32_t last = 0;
-	const struct mlx4_cqe *cqe = mlx4dv_cq_poll_head(cq, &last);
+	const struct mlx4_cqe *cqe = __mlx4dv_cq_poll_head(cq, &last);
 	uint32_t index;
 	int err;
 
 	if (!cqe)
-		return 0;
-	err = mlx4dv_cq_recv_kind(last);
-	if (MLX4DV_SQ_UNLIKELY(err))
+		return EAGAIN;
+	err = __mlx4dv_cq_recv_kind(last);
+	if (__MLX4DV_UNLIKELY(err))
 		return err;
 	index = mlx4dv_cqe_wqe_index(cqe);
-	err = mlx4dv_srq_release(srq, index);
-	if (MLX4DV_SQ_UNLIKELY(err))
-		return -err;
+	err = mlx4dv_srq_free_wqe(srq, index);
+	if (__MLX4DV_UNLIKELY(err))
+		return err;
 	if (wr_id)
 		*wr_id = srq->wrid ? srq->wrid[index] : 0;
 	if (byte_len)
@@ -4866,7 +4967,7 @@ int mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq,
 	if (cqe_out)
 		*cqe_out = cqe;
 	cq->cons_index++;
-	return 1;
+	return 0;
 }
 
 /*
@@ -4900,13 +5001,14 @@ struct mlx4dv_poll_qp {
  */
 static MLX4DV_ALWAYS_INLINE
 int mlx4dv_cqe_complete_wc(const struct mlx4_cqe *cqe,
-			   const struct mlx4dv_poll_qp *qps, int nqps,
+			   const struct mlx4dv_poll_qp *qps, uint32_t nqps,
 			   struct ibv_wc *wc)
 {
 	const struct mlx4dv_poll_qp *e = NULL;
 	uint32_t key = mlx4dv_cqe_qpn(cqe);
 	int send = mlx4dv_cqe_is_send(cqe);
-	int err, i;
+	uint32_t i;
+	int err;
 
 	if (!send && (key & MLX4DV_CQE_XRC_QPN_BIT))
 		key = mlx4dv_cqe_src_qp(cqe);
@@ -4934,21 +5036,23 @@ int mlx4dv_cqe_complete_wc(const struct mlx4_cqe *cqe,
  * mlx4dv_cq_poll_wc - ibv_poll_cq() on a CQ handle: up to ne completions
  * into wc[0 .. ne-1], wr_id from the rings' wrid tables, ring tails
  * advanced, SRQ WQEs released, and the consumer-index record written once
- * behind mlx4dv_barrier_to_device().
+ * behind mlx4dv_barrier_release_to_device().
  *
- * Returns the number of completions (0: empty), or a negative errno when
- * the FIRST pending CQE cannot be applied (see mlx4dv_cqe_complete_wc());
- * that CQE is then consumed so that polling goes on, and
- * mlx4dv_cq_peek() shows it beforehand. A bad CQE after good ones ends
- * the batch; the next call reports it. (libmlx4 drops the whole batch
- * there.)
+ * polled: out, the number of completions written to wc (0 unless 0 is
+ *         returned).
+ * Returns 0 when at least one completion was taken; EAGAIN when the CQ is
+ * empty (or ne is 0); or the errno of mlx4dv_cqe_complete_wc() when the
+ * FIRST pending CQE cannot be applied: that CQE is then consumed so that
+ * polling goes on (mlx4dv_cq_peek() shows it beforehand). A bad CQE after
+ * good ones ends the batch; the next call reports it. (libmlx4 drops the
+ * whole batch there.)
  */
 static inline
 int mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq,
-		      const struct mlx4dv_poll_qp *qps, int nqps,
-		      int ne, struct ibv_wc *wc)
+		      const struct mlx4dv_poll_qp *qps, uint32_t nqps,
+		      uint32_t ne, struct ibv_wc *wc, uint32_t *polled)
 {
-	int n = 0;
+	uint32_t n = 0;
 	int err = 0;
 
 	while (n < ne) {
@@ -4967,7 +5071,10 @@ int mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq,
 	}
 	if (n || err)
 		mlx4dv_cq_update_ci(cq);
-	return n ? n : -err;
+	*polled = n;
+	if (n)
+		return 0;
+	return err ? err : EAGAIN;
 }
 
 /* ---- 5.8 Completion timestamps ---------------------------------------- */

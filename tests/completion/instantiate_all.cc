@@ -19,6 +19,7 @@ uint64_t completion_instantiate_all(mlx4dv_cq_ring *cq, mlx4dv_rq_ring *rq,
 	const ibv_recv_wr *bad = nullptr;
 	mlx4dv_poll_qp q = { 1, MLX4DV_CQE_RX_ETHERNET, sq, rq, srq };
 	uint64_t s = 0, id = 0;
+	uint32_t polled = 0;
 	mlx4_cqe *c = mlx4dv_cq_next(cq);
 
 	if (!c || !mlx4dv_cqe_sw_owned(mlx4dv_cq_cqe(cq, 0), 0, cq->cqe_cnt) ||
@@ -51,18 +52,18 @@ uint64_t completion_instantiate_all(mlx4dv_cq_ring *cq, mlx4dv_rq_ring *rq,
 	mlx4dv_cq_update_ci(cq);
 	mlx4dv_cq_arm(cq, 1);
 	mlx4dv_cq_ack_event(cq);
-	mlx4dv_recv_scatter_write(mlx4dv_rq_wqe(rq, 0), sg, 1, 2);
+	mlx4dv_wqe_set_scatter(mlx4dv_rq_wqe(rq, 0), sg, 1, 2);
 	s += static_cast<unsigned>(mlx4dv_rq_write(rq, 1, sg, 1));
-	mlx4dv_rq_doorbell(rq);
+	mlx4dv_rq_ring_doorbell(rq);
 	s += static_cast<unsigned>(mlx4dv_rq_post(rq, 1, sg, 1)) +
 	     static_cast<unsigned>(mlx4dv_rq_post_list(rq, wr, &bad)) +
 	     static_cast<unsigned>(mlx4dv_rq_complete(rq, c, &id));
 	s += static_cast<unsigned>(mlx4dv_srq_write(srq, 1, sg, 1));
-	mlx4dv_srq_doorbell(srq);
+	mlx4dv_srq_ring_doorbell(srq);
 	s += mlx4dv_srq_wqe(srq, 0)->next_wqe_index;
 	s += static_cast<unsigned>(mlx4dv_srq_post(srq, 1, sg, 1)) +
 	     static_cast<unsigned>(mlx4dv_srq_post_list(srq, wr, &bad)) +
-	     static_cast<unsigned>(mlx4dv_srq_release(srq, 0)) +
+	     static_cast<unsigned>(mlx4dv_srq_free_wqe(srq, 0)) +
 	     static_cast<unsigned>(mlx4dv_srq_complete(srq, c, &id));
 	s += static_cast<unsigned>(mlx4dv_cq_poll_send(cq, sq, &id)) +
 	     static_cast<unsigned>(mlx4dv_cq_poll_send(cq, sq, nullptr));
@@ -74,10 +75,10 @@ uint64_t completion_instantiate_all(mlx4dv_cq_ring *cq, mlx4dv_rq_ring *rq,
 							       &taken)) +
 		     static_cast<unsigned>(mlx4dv_cq_poll_srq_recv(cq, srq, &id,
 								   &len, &taken)) +
-		     len + static_cast<unsigned>(srq ? mlx4dv_srq_index_is_free(srq, 0) : 0);
+		     len + static_cast<unsigned>(srq ? mlx4dv_srq_wqe_is_free(srq, 0) : 0);
 	}
 	s += static_cast<unsigned>(mlx4dv_sq_complete_cqe(sq, c, &id)) +
 	     static_cast<unsigned>(mlx4dv_cqe_complete_wc(c, &q, 1, wc)) +
-	     static_cast<unsigned>(mlx4dv_cq_poll_wc(cq, &q, 1, 4, wc));
-	return s + id;
+	     static_cast<unsigned>(mlx4dv_cq_poll_wc(cq, &q, 1, 4, wc, &polled));
+	return s + id + polled;
 }

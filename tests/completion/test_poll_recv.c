@@ -100,22 +100,22 @@ static void test_rq_takes_in_order(void **state)
 		f.rq.head = f.rq.tail = 3;
 		for (uint32_t i = 0; i < 3; i++)
 			assert_int_equal(mlx4dv_rq_write(&f.rq, 0x500 + i, &sge, 1), 0);
-		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, &cqe), 0);
+		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, &cqe), EAGAIN);
 		device_cqe(&f, 6, QPN, 100, 0, MLX4_RECV_OPCODE_SEND);
 		device_cqe(&f, 7, QPN, 0, 0, MLX4_RECV_OPCODE_RDMA_WRITE_IMM);
 		device_cqe(&f, 8, QPN, 7, 0, MLX4_RECV_OPCODE_SEND_INVAL);
-		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, &cqe), 1);
+		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, &cqe), 0);
 		assert_int_equal(wr_id, 0x500);
 		assert_int_equal(len, 100);
 		assert_ptr_equal(cqe, f.cqes + 6 * size + size - 32);
-		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, NULL), 1);
+		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, NULL), 0);
 		assert_int_equal(wr_id, 0x501);
 		assert_int_equal(len, 0);
-		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, NULL, NULL, NULL), 1);
+		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, NULL, NULL, NULL), 0);
 		assert_int_equal(f.cq.cons_index, 9);
 		assert_int_equal(f.rq.tail, 6);
 		assert_int_equal(f.ci_record, 0xdeadbeef);	/* not written */
-		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, &cqe), 0);
+		assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, &cqe), EAGAIN);
 	}
 }
 
@@ -123,12 +123,12 @@ static void test_rq_takes_in_order(void **state)
 static void test_rq_refusals(void **state)
 {
 	static const struct { uint32_t qpn; uint8_t op; int ret; } bad[] = {
-		{ QPN, 0x1e, -EIO },		/* receive error CQE */
-		{ QPN, 0x40 | 0x1e, -EINVAL },	/* send error CQE */
-		{ QPN, 0x40 | 0x0a, -EINVAL },	/* good send CQE */
-		{ QPN, 0x04, -EINVAL },		/* no receive opcode */
-		{ QPN, 0x16, -EINVAL },		/* resize */
-		{ QPN + 1, MLX4_RECV_OPCODE_SEND, -EINVAL },
+		{ QPN, 0x1e, EIO },		/* receive error CQE */
+		{ QPN, 0x40 | 0x1e, EINVAL },	/* send error CQE */
+		{ QPN, 0x40 | 0x0a, EINVAL },	/* good send CQE */
+		{ QPN, 0x04, EINVAL },		/* no receive opcode */
+		{ QPN, 0x16, EINVAL },		/* resize */
+		{ QPN + 1, MLX4_RECV_OPCODE_SEND, EINVAL },
 	};
 	struct fake f;
 	uint64_t wr_id = 77;
@@ -148,7 +148,7 @@ static void test_rq_refusals(void **state)
 	/* nothing outstanding */
 	fake_init(&f, 32, 0);
 	device_cqe(&f, 0, QPN, 5, 0, MLX4_RECV_OPCODE_SEND);
-	assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, &cqe), -ERANGE);
+	assert_int_equal(mlx4dv_cq_poll_recv(&f.cq, &f.rq, &wr_id, &len, &cqe), ERANGE);
 	assert_int_equal(f.cq.cons_index, 0);
 	assert_int_equal(wr_id, 77);
 	assert_int_equal(len, 88);
@@ -169,14 +169,14 @@ static void test_srq_takes_by_index(void **state)
 		assert_int_equal(mlx4dv_srq_write(&f.srq, 0x900 + i, &sge, 1), 0);
 	device_cqe(&f, 0, 0x11, 64, 2, MLX4_RECV_OPCODE_SEND_IMM);
 	device_cqe(&f, 1, 0x12, 32, 0, MLX4_RECV_OPCODE_SEND);
-	assert_int_equal(mlx4dv_cq_poll_srq_recv(&f.cq, &f.srq, &wr_id, &len, NULL), 1);
+	assert_int_equal(mlx4dv_cq_poll_srq_recv(&f.cq, &f.srq, &wr_id, &len, NULL), 0);
 	assert_int_equal(wr_id, 0x902);
 	assert_int_equal(len, 64);
 	assert_int_equal(f.srq.tail, 2);
 	/* the old tail (7) now links to WQE 2, big-endian */
 	assert_int_equal(f.srq_buf[7 * 32 + 2], 0);
 	assert_int_equal(f.srq_buf[7 * 32 + 3], 2);
-	assert_int_equal(mlx4dv_cq_poll_srq_recv(&f.cq, &f.srq, &wr_id, &len, NULL), 1);
+	assert_int_equal(mlx4dv_cq_poll_srq_recv(&f.cq, &f.srq, &wr_id, &len, NULL), 0);
 	assert_int_equal(wr_id, 0x900);
 	assert_int_equal(len, 32);
 	assert_int_equal(f.srq.tail, 0);
@@ -185,16 +185,16 @@ static void test_srq_takes_by_index(void **state)
 	/* refusals: an index out of range, the tail, an error, a send */
 	device_cqe(&f, 2, 0x11, 1, 8, MLX4_RECV_OPCODE_SEND);
 	assert_int_equal(mlx4dv_cq_poll_srq_recv(&f.cq, &f.srq, &wr_id, &len, NULL),
-			 -ERANGE);
+			 ERANGE);
 	device_cqe(&f, 2, 0x11, 1, 0, MLX4_RECV_OPCODE_SEND);
 	assert_int_equal(mlx4dv_cq_poll_srq_recv(&f.cq, &f.srq, &wr_id, &len, NULL),
-			 -EINVAL);
+			 EINVAL);
 	device_cqe(&f, 2, 0x11, 1, 1, 0x1e);
 	assert_int_equal(mlx4dv_cq_poll_srq_recv(&f.cq, &f.srq, &wr_id, &len, NULL),
-			 -EIO);
+			 EIO);
 	device_cqe(&f, 2, 0x11, 1, 1, 0x40 | 0x0a);
 	assert_int_equal(mlx4dv_cq_poll_srq_recv(&f.cq, &f.srq, &wr_id, &len, NULL),
-			 -EINVAL);
+			 EINVAL);
 	assert_int_equal(f.cq.cons_index, 2);
 	assert_int_equal(f.srq.tail, 0);
 	assert_int_equal(wr_id, 0x900);

@@ -93,7 +93,7 @@ static void test_empty(void **state)
 
 	(void)state;
 	fake_init(&f, 32, 0, 0, 3);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), EAGAIN);
 	assert_untouched(&f, 0, 0, wr_id);
 }
 
@@ -107,7 +107,7 @@ static void check_take(uint32_t cqe_size)
 	/* WQEs 0..4 outstanding; the CQE names WQE 2: WQEs 0, 1 (unsignaled)
 	 * and 2 complete, tail = 3, wr_id = wrid[2] = 0xa2. */
 	device_cqe(&f, 0, QPN, 2, SEND_RDMA_WRITE);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 1);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
 	assert_int_equal(wr_id, 0xa2);
 	assert_int_equal(f.sq.tail, 3);
 	assert_int_equal(f.cq.cons_index, 1);
@@ -116,7 +116,7 @@ static void check_take(uint32_t cqe_size)
 	mlx4dv_cq_update_ci(&f.cq);
 	assert_memory_equal(&f.ci_record, record, 4);
 	/* Nothing more in the CQ. */
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), EAGAIN);
 }
 
 static void test_take_32(void **state)
@@ -139,10 +139,10 @@ static void test_odd_lap(void **state)
 
 	(void)state;
 	fake_init(&f, 32, 8, 4, 6);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), EAGAIN);
 	device_cqe(&f, 8, QPN, 4, SEND_RDMA_WRITE);
 	assert_int_equal(f.cqes[31], 0xc8);	/* owner | send | RDMA write */
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 1);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
 	assert_int_equal(wr_id, 0xa4);
 	assert_int_equal(f.sq.tail, 5);
 	assert_int_equal(f.cq.cons_index, 9);
@@ -157,11 +157,11 @@ static void test_error_cqe(void **state)
 	fake_init(&f, 32, 0, 0, 3);
 	/* A send error (flush) CQE: left for mlx4dv_cq_next(). */
 	device_cqe(&f, 0, QPN, 0, 0x40 | 0x1e);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -EIO);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), EIO);
 	assert_untouched(&f, 0, 0, wr_id);
 	/* A receive error CQE is an error first. */
 	device_cqe(&f, 0, QPN, 0, 0x1e);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -EIO);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), EIO);
 	assert_untouched(&f, 0, 0, wr_id);
 	/* Still there for the general path. */
 	assert_non_null(mlx4dv_cq_peek(&f.cq));
@@ -176,20 +176,20 @@ static void test_not_this_sq(void **state)
 	fake_init(&f, 32, 0, 0, 3);
 	/* A receive (send bit clear, MLX4_RECV_OPCODE_SEND). */
 	device_cqe(&f, 0, QPN, 0, 0x01);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -EINVAL);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), EINVAL);
 	assert_untouched(&f, 0, 0, wr_id);
 	/* Another QP's send, differing in the top QPN byte only. */
 	device_cqe(&f, 0, QPN ^ 0x800000, 0, SEND_RDMA_WRITE);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -EINVAL);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), EINVAL);
 	assert_untouched(&f, 0, 0, wr_id);
 	/* Opcode 0x1f with the send bit: no CQE opcode. */
 	device_cqe(&f, 0, QPN, 0, 0x5f);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -EINVAL);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), EINVAL);
 	assert_untouched(&f, 0, 0, wr_id);
 	/* Byte 0 (VLAN bits) is not part of the QPN. */
 	device_cqe(&f, 0, QPN, 0, SEND_RDMA_WRITE);
 	f.cqes[0] = 0xff;
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 1);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
 	assert_int_equal(wr_id, 0xa0);
 }
 
@@ -202,19 +202,19 @@ static void test_out_of_range(void **state)
 	/* Outstanding: 10..12. */
 	fake_init(&f, 32, 0, 10, 13);
 	device_cqe(&f, 0, QPN, 13, SEND_RDMA_WRITE);	/* = head: not posted */
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -ERANGE);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), ERANGE);
 	assert_untouched(&f, 0, 10, wr_id);
 	device_cqe(&f, 0, QPN, 9, SEND_RDMA_WRITE);	/* already completed */
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -ERANGE);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), ERANGE);
 	assert_untouched(&f, 0, 10, wr_id);
 	device_cqe(&f, 0, QPN, 12, SEND_RDMA_WRITE);	/* the last one */
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 1);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
 	assert_int_equal(wr_id, 0xa4);			/* 12 % 8 */
 	assert_int_equal(f.sq.tail, 13);
 	/* Empty SQ: every index is out of range. */
 	device_cqe(&f, 1, QPN, 13, SEND_RDMA_WRITE);
 	wr_id = 0x5555;
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -ERANGE);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), ERANGE);
 	assert_untouched(&f, 1, 13, wr_id);
 }
 
@@ -228,7 +228,7 @@ static void test_wqe_index_wrap(void **state)
 	(void)state;
 	fake_init(&f, 32, 0, 0xfffe, 0x10003);
 	device_cqe(&f, 0, QPN, 0x0001, SEND_RDMA_WRITE);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 1);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
 	assert_int_equal(wr_id, 0xa1);
 	assert_int_equal(f.sq.tail, 0x10002);
 }
@@ -243,10 +243,10 @@ static void test_count_wrap(void **state)
 	(void)state;
 	fake_init(&f, 32, 0, 0xfffffffe, 2);
 	device_cqe(&f, 0, QPN, 0x0002, SEND_RDMA_WRITE);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -ERANGE);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), ERANGE);
 	assert_untouched(&f, 0, 0xfffffffe, wr_id);
 	device_cqe(&f, 0, QPN, 0x0000, SEND_RDMA_WRITE);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 1);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
 	assert_int_equal(wr_id, 0xa0);
 	assert_int_equal(f.sq.tail, 1);
 }
@@ -264,14 +264,14 @@ static void test_multi_wqebb(void **state)
 	f.wqes[0 * 64 + 7] = 1;		/* fence_size: ds 1 */
 	f.wqes[1 * 64 + 7] = 8;		/* ds 8 */
 	device_cqe(&f, 0, QPN, 1, SEND_RDMA_WRITE);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 1);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
 	assert_int_equal(wr_id, 0xa1);
 	assert_int_equal(f.sq.tail, 3);
 	/* A WQE of 2 WQEBBs at WQEBB 3 with only one left before head. */
 	f.wqes[3 * 64 + 7] = 8;
 	device_cqe(&f, 1, QPN, 3, SEND_RDMA_WRITE);
 	wr_id = 0x5555;
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), -ERANGE);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), ERANGE);
 	assert_untouched(&f, 1, 3, wr_id);
 }
 
@@ -285,10 +285,10 @@ static void test_no_wrid(void **state)
 	fake_init(&f, 32, 0, 0, 2);
 	f.sq.wrid = NULL;
 	device_cqe(&f, 0, QPN, 0, SEND_RDMA_WRITE);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 1);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, &wr_id), 0);
 	assert_int_equal(wr_id, 0);
 	device_cqe(&f, 1, QPN, 1, SEND_RDMA_WRITE);
-	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, NULL), 1);
+	assert_int_equal(mlx4dv_cq_poll_send(&f.cq, &f.sq, NULL), 0);
 	assert_int_equal(f.sq.tail, 2);
 	assert_int_equal(f.cq.cons_index, 2);
 }

@@ -143,7 +143,7 @@ static void test_rq_full_ring(void **state)
 	assert_int_equal(mlx4dv_rq_post(&f.ring, 9, two_sges, 1), ENOMEM);
 	assert_memory_equal(f.buf, before, sizeof(before));
 	assert_int_equal(f.db, 0);	/* write() rings no doorbell */
-	mlx4dv_rq_doorbell(&f.ring);
+	mlx4dv_rq_ring_doorbell(&f.ring);
 	assert_memory_equal(&f.db, ((const uint8_t[]){0x00, 0x00, 0x00, 0x04}), 4);
 	/* One completion makes room for exactly one. */
 	{
@@ -377,7 +377,7 @@ static void test_srq_bad_input(void **state)
 	assert_int_equal(mlx4dv_srq_complete(&f.ring, &huge, &wr_id), ERANGE);
 	assert_int_equal(mlx4dv_srq_complete(&f.ring, &at_tail, &wr_id), EINVAL);
 	assert_int_equal(mlx4dv_srq_complete(&f.ring, &send, &wr_id), EINVAL);
-	assert_int_equal(mlx4dv_srq_release(&f.ring, 4), ERANGE);
+	assert_int_equal(mlx4dv_srq_free_wqe(&f.ring, 4), ERANGE);
 	assert_int_equal(wr_id, 42);
 	assert_int_equal(f.ring.tail, 3);
 	assert_memory_equal(f.buf, srq_fresh_wqe, sizeof(f.buf));
@@ -573,6 +573,7 @@ static void test_poll_wc(void **state)
 	struct mlx4dv_poll_qp qps[2];
 	struct ibv_wc wc[4];
 	struct mlx4_cqe c;
+	uint32_t polled = 0;
 
 	(void)state;
 	fake_cq_init(&cq);
@@ -599,7 +600,8 @@ static void test_poll_wc(void **state)
 	cq_put(&cq, 2, c);
 
 	memset(wc, 0, sizeof(wc));
-	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc), 3);
+	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc, &polled), 0);
+	assert_int_equal(polled, 3);
 	assert_int_equal(wc[0].wr_id, 0x1001);
 	assert_int_equal(wc[0].opcode, IBV_WC_SEND);
 	assert_int_equal(wc[0].wc_flags, IBV_WC_WITH_IMM);
@@ -611,7 +613,8 @@ static void test_poll_wc(void **state)
 	assert_int_equal(wc[2].qp_num, 0x777);
 	assert_int_equal(srq.ring.tail, 0);
 	assert_memory_equal(&cq.ci_record, ((const uint8_t[]){0x00, 0x00, 0x00, 0x03}), 4);
-	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc), 0);
+	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc, &polled), EAGAIN);
+	assert_int_equal(polled, 0);
 
 	/* A CQE of an unknown QP after a good one: the good one is returned,
 	 * then the bad one is reported and skipped. */
@@ -621,18 +624,23 @@ static void test_poll_wc(void **state)
 	cq_put(&cq, 4, c);
 	c = cqe_for(0x0777, 7, MLX4_RECV_OPCODE_SEND);	/* index out of range */
 	cq_put(&cq, 5, c);
-	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc), 1);
+	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc, &polled), 0);
+	assert_int_equal(polled, 1);
 	assert_int_equal(wc[0].wr_id, 0x1002);
-	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc), -EINVAL);
+	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc, &polled), EINVAL);
+	assert_int_equal(polled, 0);
 	assert_memory_equal(&cq.ci_record, ((const uint8_t[]){0x00, 0x00, 0x00, 0x05}), 4);
-	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc), -ERANGE);
-	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc), 0);
+	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc, &polled), ERANGE);
+	assert_int_equal(polled, 0);
+	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc, &polled), EAGAIN);
+	assert_int_equal(polled, 0);
 	assert_int_equal(cq.ring.cons_index, 6);
 	/* A receive for a QP whose entry has neither rq nor srq. */
 	qps[0].rq = NULL;
 	c = cqe_for(0xabcd, 0, MLX4_RECV_OPCODE_SEND);
 	cq_put(&cq, 6, c);
-	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc), -EINVAL);
+	assert_int_equal(mlx4dv_cq_poll_wc(&cq.ring, qps, 2, 4, wc, &polled), EINVAL);
+	assert_int_equal(polled, 0);
 }
 
 int main(void)

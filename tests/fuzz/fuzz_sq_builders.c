@@ -165,31 +165,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		inl = op != OP_SEND && op != OP_WRITE && op != OP_UD;
 		switch (op) {
 		case OP_SEND:
-			err = mlx4dv_sq_post_send(&sq, sg, nsg, 0);
+			err = mlx4dv_sq_write_send(&sq, 0, sg, nsg, 0);
 			break;
 		case OP_SEND_INLINE_SGE:
-			err = mlx4dv_sq_post_send(&sq, sg, nsg, IBV_SEND_INLINE);
+			err = mlx4dv_sq_write_send(&sq, 0, sg, nsg, IBV_SEND_INLINE);
 			break;
 		case OP_SEND_INLINE_BUF:
 			total = nsg ? sg[0].length : 0;
-			err = mlx4dv_sq_post_send_inline(&sq, src_bytes, total, 0);
+			err = mlx4dv_sq_write_send_inline(&sq, 0, src_bytes, total, 0);
 			memcpy(flat, src_bytes, total);
 			break;
 		case OP_WRITE:
-			err = mlx4dv_sq_post_write(&sq, sg, nsg, 0x1000, 1, 0);
+			err = mlx4dv_sq_write_rdma_write(&sq, 0, 1, 0x1000, sg, nsg, 0);
 			break;
 		case OP_WRITE_INLINE:
-			err = mlx4dv_sq_post_write(&sq, sg, nsg, 0x1000, 1, IBV_SEND_INLINE);
+			err = mlx4dv_sq_write_rdma_write(&sq, 0, 1, 0x1000, sg, nsg, IBV_SEND_INLINE);
 			break;
 		case OP_UD:
-			err = mlx4dv_sq_post_ud_send(&sq, &av, 1, 2, sg, nsg, 0);
+			err = mlx4dv_sq_write_ud_send(&sq, 0, &av, 1, 2, sg, nsg, 0);
 			break;
 		case OP_UD_INLINE:
-			err = mlx4dv_sq_post_ud_send(&sq, &av, 1, 2, sg, nsg, IBV_SEND_INLINE);
+			err = mlx4dv_sq_write_ud_send(&sq, 0, &av, 1, 2, sg, nsg, IBV_SEND_INLINE);
 			break;
 		default:
 			total = nsg ? sg[0].length : 0;
-			err = mlx4dv_sq_post_eth_inline(&sq, src_bytes, total, 0, 0);
+			err = mlx4dv_sq_write_eth_inline(&sq, 0, src_bytes, total, 0, 0);
 			memcpy(flat, src_bytes, total);
 			break;
 		}

@@ -18,7 +18,7 @@
  *   rc_srq: RC, receiver on the SRQ: the same opcodes
  *   ud_rq:  UD, receiver with its own RQ: SEND, SEND_IMM
  *   ud_srq: UD, receiver on the SRQ: SEND, SEND_IMM
- * Posts alternate between the one-call posts and mlx4dv_sq_post_send_wr(),
+ * Posts alternate between the one-call posts and mlx4dv_sq_write_send_wr(),
  * gather and inline, 0..2 entries, zero-length entries, doorbell batches
  * and BlueFlame single posts.
  *
@@ -36,6 +36,7 @@
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
 #include "emu_verbs.h"
+#include "../harness/wc_poll.h"
 
 #define NSTREAMS 4
 #define SQ_WR 8
@@ -396,7 +397,7 @@ static void on_send(struct stream *l, const struct ibv_wc *wc)
 static int poll_cq(struct mlx4dv_cq_ring *cq)
 {
 	struct ibv_wc wc[16];
-	int n = mlx4dv_cq_poll_wc(cq, S.pq, 2 * NSTREAMS, 16, wc), i, k;
+	int n = wc_poll_count(cq, S.pq, 2 * NSTREAMS, 16, wc), i, k;
 
 	if (n < 0)
 		FAIL("mlx4dv_cq_poll_wc: %s", strerror(-n));
@@ -436,7 +437,7 @@ static void ring(struct stream *l)
 	if (!l->pending_since_db)
 		return;
 	if (l->pending_since_db == 1 && (rnd() & 1)) {
-		if (mlx4dv_sq_post_bf(&l->sq, l->head_at_db))
+		if (mlx4dv_sq_ring_bf(&l->sq, l->head_at_db))
 			S.bf_posts++;
 		else
 			S.doorbells++;
@@ -510,8 +511,7 @@ static int post_one(struct stream *l)
 			l->counter_model = swap;
 		sg[0].length = 8;
 		raddr = (uintptr_t)l->counter;
-		mlx4dv_sq_set_wr_id(&l->sq, id);
-		ret = mlx4dv_sq_post_cas(&l->sq, &sg[0], raddr, rkey, cmp, swap, flags);
+		ret = mlx4dv_sq_write_cas(&l->sq, id, rkey, raddr, cmp, swap, &sg[0], flags);
 	} else if (op == OP_FAA) {
 		uint64_t add = rnd();
 
@@ -519,8 +519,7 @@ static int post_one(struct stream *l)
 		l->counter_model += add;
 		sg[0].length = 8;
 		raddr = (uintptr_t)l->counter;
-		mlx4dv_sq_set_wr_id(&l->sq, id);
-		ret = mlx4dv_sq_post_faa(&l->sq, &sg[0], raddr, rkey, add, flags);
+		ret = mlx4dv_sq_write_faa(&l->sq, id, rkey, raddr, add, &sg[0], flags);
 	} else if (use_wr || l->ud) {
 		struct ibv_send_wr wr;
 
@@ -540,25 +539,24 @@ static int post_one(struct stream *l)
 			IBV_WR_SEND_WITH_IMM : op == OP_WRITE ? IBV_WR_RDMA_WRITE :
 			op == OP_WRITE_IMM ? IBV_WR_RDMA_WRITE_WITH_IMM :
 			IBV_WR_RDMA_READ;
-		ret = mlx4dv_sq_post_send_wr(&l->sq, &wr, &S.ud_dest);
+		ret = mlx4dv_sq_write_send_wr(&l->sq, &wr, &S.ud_dest);
 	} else {
-		mlx4dv_sq_set_wr_id(&l->sq, id);
 		switch (op) {
 		case OP_SEND:
-			ret = mlx4dv_sq_post_send(&l->sq, sg, nsg, flags);
+			ret = mlx4dv_sq_write_send(&l->sq, id, sg, nsg, flags);
 			break;
 		case OP_SEND_IMM:
-			ret = mlx4dv_sq_post_send_imm(&l->sq, sg, nsg, flags, imm);
+			ret = mlx4dv_sq_write_send_imm(&l->sq, id, sg, nsg, flags, imm);
 			break;
 		case OP_WRITE:
-			ret = mlx4dv_sq_post_write(&l->sq, sg, nsg, raddr, rkey, flags);
+			ret = mlx4dv_sq_write_rdma_write(&l->sq, id, rkey, raddr, sg, nsg, flags);
 			break;
 		case OP_WRITE_IMM:
-			ret = mlx4dv_sq_post_write_imm(&l->sq, sg, nsg, raddr, rkey,
+			ret = mlx4dv_sq_write_rdma_write_imm(&l->sq, id, rkey, raddr, sg, nsg,
 						       flags, imm);
 			break;
 		default:
-			ret = mlx4dv_sq_post_read(&l->sq, sg, nsg, raddr, rkey, flags);
+			ret = mlx4dv_sq_write_rdma_read(&l->sq, id, rkey, raddr, sg, nsg, flags);
 			break;
 		}
 	}
@@ -602,12 +600,11 @@ static void close_stream(struct stream *l)
 	r.wr_id = ++S.next_op_id;
 	r.signaled = 1;
 	r.slot = l->sq.head & (l->sq.wqe_cnt - 1);
-	mlx4dv_sq_set_wr_id(&l->sq, r.wr_id);
 	if (l->ud) {
 		struct rx_rec *x = &l->rfifo[l->rf_head++ % FIFO];
 
 		r.op = OP_SEND;
-		ret = mlx4dv_sq_post_ud_send(&l->sq, &S.ud_dest, l->rqp->qp_num,
+		ret = mlx4dv_sq_write_ud_send(&l->sq, r.wr_id, &S.ud_dest, l->rqp->qp_num,
 					     EV_QKEY, NULL, 0, IBV_SEND_SIGNALED);
 		memset(x, 0, sizeof(*x));
 		x->op_id = r.wr_id;
@@ -616,9 +613,9 @@ static void close_stream(struct stream *l)
 			S.srq_credit--;
 	} else {
 		r.op = OP_WRITE;
-		ret = mlx4dv_sq_post_write(&l->sq, NULL, 0,
-			(uintptr_t)(l->dst + (size_t)r.slot * SLOT),
-			S.dev.mr->rkey, IBV_SEND_SIGNALED);
+		ret = mlx4dv_sq_write_rdma_write(&l->sq, r.wr_id, S.dev.mr->rkey, (uintptr_t)(l->dst + (size_t)r.slot * SLOT),
+			NULL,
+			0, IBV_SEND_SIGNALED);
 	}
 	if (ret)
 		FAIL("%s: closing post: %s", l->name, strerror(ret));

@@ -16,6 +16,7 @@
 #include <infiniband/mlx4dv.h>
 
 #include "host_rings.h"
+#include "../harness/wc_poll.h"
 
 /* A send ring whose bytes and state must not change across a refusal. */
 struct frozen_sq {
@@ -67,7 +68,7 @@ static void test_bad_post_too_many_sges(void **state)
 
 	(void)state;
 	open_sq(&f, IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, sg4, 4, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, sg4, 4, 0), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
 }
@@ -79,13 +80,13 @@ static void test_bad_post_inline_too_long(void **state)
 
 	(void)state;
 	open_sq(&f, IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send_inline(&f.h.sq, data, 101, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&f.h.sq, 0, data, 101, 0), EINVAL);
 	/* the same bytes gathered inline from entries */
 	{
 		struct ibv_sge s[2] = { { (uintptr_t)data, 60, 0 },
 					{ (uintptr_t)data, 41, 0 } };
 
-		assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, s, 2, IBV_SEND_INLINE),
+		assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, s, 2, IBV_SEND_INLINE),
 				 EINVAL);
 	}
 	assert_untouched(&f);
@@ -98,11 +99,11 @@ static void test_bad_post_null_buffers(void **state)
 
 	(void)state;
 	open_sq(&f, IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send_inline(&f.h.sq, NULL, 4, 0), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, NULL, 1, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&f.h.sq, 0, NULL, 4, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, NULL, 1, 0), EINVAL);
 	assert_untouched(&f);
 	/* zero bytes from NULL is a valid empty send */
-	assert_int_equal(mlx4dv_sq_post_send_inline(&f.h.sq, NULL, 0, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&f.h.sq, 0, NULL, 0, 0), 0);
 	close_sq(&f);
 }
 
@@ -114,7 +115,7 @@ static void test_bad_post_wqe_over_63_ds(void **state)
 	(void)state;
 	open_sq(&f, IBV_QPT_RC);
 	f.h.sq.max_inline = 2000;	/* only the 6-bit ds field limits */
-	assert_int_equal(mlx4dv_sq_post_send_inline(&f.h.sq, data, 1000, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&f.h.sq, 0, data, 1000, 0), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
 }
@@ -127,7 +128,7 @@ static void test_bad_post_ring_full(void **state)
 	open_sq(&f, IBV_QPT_RC);
 	f.h.sq.tail = f.h.sq.head - f.h.sq.max_post;	/* all taken */
 	f.before = f.h.sq;
-	assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, sg4, 1, 0), ENOMEM);
+	assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, sg4, 1, 0), ENOMEM);
 	assert_untouched(&f);
 	close_sq(&f);
 }
@@ -140,13 +141,13 @@ static void test_bad_post_wrong_qp_type(void **state)
 	(void)state;
 	memset(&av, 0, sizeof(av));
 	open_sq(&f, IBV_QPT_UD);
-	assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, sg4, 1, 0), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_write(&f.h.sq, sg4, 1, 0, 0, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, sg4, 1, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&f.h.sq, 0, 0, 0, sg4, 1, 0), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
 	open_sq(&f, IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_ud_send(&f.h.sq, &av, 1, 1, sg4, 1, 0), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_eth(&f.h.sq, sg4, 1, 0, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_ud_send(&f.h.sq, 0, &av, 1, 1, sg4, 1, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_eth(&f.h.sq, 0, sg4, 1, 0, 0), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
 }
@@ -157,9 +158,9 @@ static void test_bad_post_unknown_flags(void **state)
 
 	(void)state;
 	open_sq(&f, IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, sg4, 1, 1u << 12), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, sg4, 1, 1u << 12), EINVAL);
 	/* an XRC SRQ number on a plain RC QP */
-	assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, sg4, 1,
+	assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, sg4, 1,
 					     MLX4DV_SEND_XRC_SRQN(5)), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
@@ -171,14 +172,14 @@ static void test_bad_post_read_inline_or_uc(void **state)
 
 	(void)state;
 	open_sq(&f, IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_read(&f.h.sq, sg4, 1, 0x10, 1,
+	assert_int_equal(mlx4dv_sq_write_rdma_read(&f.h.sq, 0, 1, 0x10, sg4, 1,
 					     IBV_SEND_INLINE), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
 	open_sq(&f, IBV_QPT_UC);
-	assert_int_equal(mlx4dv_sq_post_read(&f.h.sq, sg4, 1, 0x10, 1, 0), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_send_inv(&f.h.sq, sg4, 1, 0, 5), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_faa(&f.h.sq, sg4, 0x10, 1, 1, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_rdma_read(&f.h.sq, 0, 1, 0x10, sg4, 1, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_inv(&f.h.sq, 0, sg4, 1, 0, 5), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_faa(&f.h.sq, 0, 1, 0x10, 1, sg4, 0), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
 }
@@ -189,9 +190,9 @@ static void test_bad_post_atomic_args(void **state)
 
 	(void)state;
 	open_sq(&f, IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_cas(&f.h.sq, sg4, 0x1004, 1, 0, 1, 0), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_faa(&f.h.sq, NULL, 0x1000, 1, 1, 0), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_faa(&f.h.sq, sg4, 0x1000, 1, 1,
+	assert_int_equal(mlx4dv_sq_write_cas(&f.h.sq, 0, 1, 0x1004, 0, 1, sg4, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_faa(&f.h.sq, 0, 1, 0x1000, 1, NULL, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_faa(&f.h.sq, 0, 1, 0x1000, 1, sg4,
 					    IBV_SEND_INLINE), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
@@ -203,7 +204,7 @@ static void test_bad_post_ud_without_dest(void **state)
 
 	(void)state;
 	open_sq(&f, IBV_QPT_UD);
-	assert_int_equal(mlx4dv_sq_post_ud_send(&f.h.sq, NULL, 1, 1, sg4, 1, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_ud_send(&f.h.sq, 0, NULL, 1, 1, sg4, 1, 0), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
 }
@@ -216,13 +217,13 @@ static void test_bad_post_eth_frame(void **state)
 
 	(void)state;
 	open_sq(&f, IBV_QPT_RAW_PACKET);
-	assert_int_equal(mlx4dv_sq_post_eth_inline(&f.h.sq, frame, 5, 0, 0), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_eth_inline(&f.h.sq, frame, 60,
+	assert_int_equal(mlx4dv_sq_write_eth_inline(&f.h.sq, 0, frame, 5, 0, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_eth_inline(&f.h.sq, 0, frame, 60,
 		MLX4DV_SEND_INS_CVLAN | MLX4DV_SEND_INS_SVLAN, 1), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_eth_lso(&f.h.sq, &lso, sg4, 1, 0, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_eth_lso(&f.h.sq, 0, &lso, sg4, 1, 0, 0), EINVAL);
 	lso.mss = 1460;
 	lso.header_size = 5;
-	assert_int_equal(mlx4dv_sq_post_eth_lso(&f.h.sq, &lso, sg4, 1, 0, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_eth_lso(&f.h.sq, 0, &lso, sg4, 1, 0, 0), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
 }
@@ -239,18 +240,18 @@ static void test_bad_send_wr(void **state)
 	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;	/* not on UD */
 	wr.sg_list = sg4;
 	wr.num_sge = 1;
-	assert_int_equal(mlx4dv_sq_post_send_wr(&f.h.sq, &wr, NULL), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&f.h.sq, &wr, NULL), EINVAL);
 	wr.opcode = IBV_WR_SEND;
 	wr.num_sge = -1;
-	assert_int_equal(mlx4dv_sq_post_send_wr(&f.h.sq, &wr, NULL), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_send_wr(&f.h.sq, NULL, NULL), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&f.h.sq, &wr, NULL), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&f.h.sq, NULL, NULL), EINVAL);
 	assert_untouched(&f);	/* wr_id slot restored too */
 	close_sq(&f);
 	open_sq(&f, IBV_QPT_XRC_SEND);
 	wr.opcode = IBV_WR_SEND;
 	wr.num_sge = 1;
 	wr.qp_type.xrc.remote_srqn = 0x1000000;	/* over 24 bits */
-	assert_int_equal(mlx4dv_sq_post_send_wr(&f.h.sq, &wr, NULL), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&f.h.sq, &wr, NULL), EINVAL);
 	assert_untouched(&f);
 	close_sq(&f);
 }
@@ -323,8 +324,8 @@ static void test_bad_srq_release(void **state)
 	(void)state;
 	host_srq_init(&s, 16, 6);
 	assert_int_equal(mlx4dv_srq_post(&s.srq, 1, sg4, 2), 0);
-	assert_int_equal(mlx4dv_srq_release(&s.srq, 16), ERANGE);
-	assert_int_equal(mlx4dv_srq_release(&s.srq, s.srq.tail), EINVAL);
+	assert_int_equal(mlx4dv_srq_free_wqe(&s.srq, 16), ERANGE);
+	assert_int_equal(mlx4dv_srq_free_wqe(&s.srq, s.srq.tail), EINVAL);
 	assert_int_equal(mlx4dv_srq_post(&s.srq, 1, sg4, 4), EINVAL);
 	host_srq_free(&s);
 }
@@ -349,7 +350,7 @@ static void test_bad_completion_for_ring(void **state)
 
 	host_sq_init(&h, 64, 6, IBV_QPT_RC, 0);
 	assert_int_equal(mlx4dv_sq_complete_cqe(&h.sq, &send, &id), ERANGE);
-	assert_int_equal(mlx4dv_sq_post_send(&h.sq, sg4, 1, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send(&h.sq, 0, sg4, 1, 0), 0);
 	assert_int_equal(mlx4dv_sq_complete_cqe(&h.sq, &recv, &id), EINVAL);
 	send = cqe_send(0x4a, MLX4_OPCODE_SEND, 7);	/* not outstanding */
 	assert_int_equal(mlx4dv_sq_complete_cqe(&h.sq, &send, &id), ERANGE);
@@ -373,14 +374,14 @@ static void test_bad_cqe_unknown_qpn(void **state)
 	memset(&pq, 0, sizeof(pq));
 	pq.qpn = h.sq.qpn;
 	pq.sq = &h.sq;
-	assert_int_equal(mlx4dv_sq_post_send(&h.sq, sg4, 1, IBV_SEND_SIGNALED), 0);
+	assert_int_equal(mlx4dv_sq_write_send(&h.sq, 0, sg4, 1, IBV_SEND_SIGNALED), 0);
 	e = cqe_send(0x777, MLX4_OPCODE_SEND, 0);
 	host_cq_push(&c, &e);
 	e = cqe_send(h.sq.qpn, MLX4_OPCODE_SEND, 0);
 	host_cq_push(&c, &e);
 	/* reported once as -EINVAL and consumed; polling goes on */
-	assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 4, &wc), -EINVAL);
-	assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 4, &wc), 1);
+	assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 4, &wc), -EINVAL);
+	assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 4, &wc), 1);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_int_equal(rd_be32(&c.set_ci), 2);
 	host_sq_free(&h);

@@ -21,6 +21,7 @@
 #include "mlx4emu_ctl.h"
 #include "emu_verbs.h"
 #include "host_rings.h"
+#include "../harness/wc_poll.h"
 
 static struct mlx4emu_ctl ctl;
 
@@ -225,7 +226,7 @@ static void expect_error_cqe(struct rc_pair *p, uint16_t index, uint8_t vendor,
 	if (account) {
 		struct ibv_wc wc;
 
-		assert_int_equal(mlx4dv_cq_poll_wc(&p->cq, p->pq, 2, 1, &wc), 1);
+		assert_int_equal(wc_poll_count(&p->cq, p->pq, 2, 1, &wc), 1);
 		assert_int_equal(wc.wr_id, wr_id);
 		assert_int_equal(wc.status, IBV_WC_LOC_QP_OP_ERR);
 		assert_int_equal(wc.vendor_err, vendor);
@@ -244,14 +245,13 @@ static void test_device_rejects_inline_crossing_64b(void **state)
 	(void)state;
 	pair_open(&p, 128);
 	assert_int_equal(ctl.get_counters(&before), 0);
-	mlx4dv_sq_set_wr_id(&p.sq, 41);
 	index = (uint16_t)p.sq.head;
 	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_wqebb(&p.sq, p.sq.head);
 	seg = (uint8_t *)(ctrl + 1);
 	memset(seg + 4, 0x11, 60);
 	wr_be32(seg, 0x80000000u | 60);	/* bytes 20..80: crosses 64 */
 	mlx4dv_wqe_set_ctrl(ctrl, 5, MLX4_WQE_CTRL_CQ_UPDATE, 0);
-	mlx4dv_sq_wqe_finish(&p.sq, ctrl, MLX4_OPCODE_SEND);
+	mlx4dv_sq_wqe_finish(&p.sq, 41, ctrl, MLX4_OPCODE_SEND);
 	mlx4dv_sq_ring_doorbell(&p.sq);
 	expect_error_cqe(&p, index, 0x03, 1, 41);
 	assert_int_equal(ctl.get_counters(&after), 0);
@@ -271,7 +271,7 @@ static void test_device_rejects_ds_zero(void **state)
 	index = (uint16_t)p.sq.head;
 	ctrl = (struct mlx4_wqe_ctrl_seg *)mlx4dv_sq_wqebb(&p.sq, p.sq.head);
 	mlx4dv_wqe_set_ctrl(ctrl, 0, MLX4_WQE_CTRL_CQ_UPDATE, 0);
-	mlx4dv_sq_wqe_finish(&p.sq, ctrl, MLX4_OPCODE_SEND);
+	mlx4dv_sq_wqe_finish(&p.sq, 41, ctrl, MLX4_OPCODE_SEND);
 	mlx4dv_sq_ring_doorbell(&p.sq);
 	/* no accounting: a WQE of no size has no WQEBBs to give back */
 	expect_error_cqe(&p, index, 0x05, 0, 0);
@@ -302,12 +302,11 @@ static void test_inline_crossing_64b_boundary_on_device(void **state)
 			src[i] = (uint8_t)(len * 7 + i);
 		memset(dst, 0, len + 1);
 		assert_int_equal(mlx4dv_rq_post(&p.rqb, 1000 + len, &rsg, 1), 0);
-		mlx4dv_sq_set_wr_id(&p.sq, len);
-		assert_int_equal(mlx4dv_sq_post_send_inline(&p.sq, src, len,
+		assert_int_equal(mlx4dv_sq_write_send_inline(&p.sq, len, src, len,
 							    IBV_SEND_SIGNALED), 0);
 		mlx4dv_sq_ring_doorbell(&p.sq);
 		while (got < 2 && tries++ < 1000) {
-			int n = mlx4dv_cq_poll_wc(&p.cq, p.pq, 2, 2 - got, wc + got);
+			int n = wc_poll_count(&p.cq, p.pq, 2, 2 - got, wc + got);
 
 			assert_true(n >= 0);
 			got += n;
@@ -357,12 +356,11 @@ static void test_inline_padding_is_not_a_segment(void **state)
 	rsg.length = 4096;
 	rsg.lkey = p.dev.mr->lkey;
 	assert_int_equal(mlx4dv_rq_post(&p.rqb, 7, &rsg, 1), 0);
-	mlx4dv_sq_set_wr_id(&p.sq, 8);
-	assert_int_equal(mlx4dv_sq_post_send_inline(&p.sq, src, 15,
+	assert_int_equal(mlx4dv_sq_write_send_inline(&p.sq, 8, src, 15,
 						    IBV_SEND_SIGNALED), 0);
 	mlx4dv_sq_ring_doorbell(&p.sq);
 	while (got < 2 && tries++ < 1000) {
-		int n = mlx4dv_cq_poll_wc(&p.cq, p.pq, 2, 2 - got, wc + got);
+		int n = wc_poll_count(&p.cq, p.pq, 2, 2 - got, wc + got);
 
 		assert_true(n >= 0);
 		got += n;

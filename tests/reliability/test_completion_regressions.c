@@ -16,6 +16,7 @@
 #include <infiniband/mlx4dv.h>
 
 #include "host_rings.h"
+#include "../harness/wc_poll.h"
 
 #define QPN 0x4a
 
@@ -116,13 +117,13 @@ static void test_64byte_cqe(void **state)
 		assert_int_equal(mlx4dv_rq_post(&rq, 5000 + n, &sg, 1), 0);
 		host_cq_push(&c, &e);
 		memset(&wc, 0, sizeof(wc));
-		assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 4, &wc), 1);
+		assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 4, &wc), 1);
 		assert_int_equal(wc.status, IBV_WC_SUCCESS);
 		assert_int_equal(wc.byte_len, 100 + n);
 		assert_int_equal(wc.wr_id, 5000 + n);
 		assert_int_equal(wc.qp_num, QPN);
 		assert_int_equal(wc.opcode, IBV_WC_RECV);
-		assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 4, &wc), 0);
+		assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 4, &wc), 0);
 	}
 	host_cq_free(&c);
 }
@@ -192,8 +193,7 @@ static void test_error_cqe_not_treated_as_good(void **state)
 
 			if (i == 1)
 				first = head;
-			mlx4dv_sq_set_wr_id(&h.sq, 10 + i);
-			assert_int_equal(mlx4dv_sq_post_send(&h.sq, &sg, 1,
+			assert_int_equal(mlx4dv_sq_write_send(&h.sq, 10 + i, &sg, 1,
 							     IBV_SEND_SIGNALED), 0);
 			(void)head;
 		}
@@ -217,12 +217,12 @@ static void test_error_cqe_not_treated_as_good(void **state)
 		}
 
 		memset(&wc, 0xee, sizeof(wc));
-		assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 1, &wc), 1);
+		assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 1, &wc), 1);
 		assert_int_equal(wc.status, IBV_WC_SUCCESS);
 		assert_int_equal(wc.wr_id, 10);
 
 		memset(&wc, 0xee, sizeof(wc));
-		assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 1, &wc), 1);
+		assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 1, &wc), 1);
 		assert_int_not_equal(wc.status, IBV_WC_SUCCESS);
 		assert_int_equal(wc.status, syndromes[k].status);
 		assert_int_equal(wc.wr_id, 11);
@@ -230,19 +230,19 @@ static void test_error_cqe_not_treated_as_good(void **state)
 		assert_int_equal(wc.qp_num, h.sq.qpn);
 		assert_int_equal(wc.byte_len, 0xeeeeeeeeu); /* not from the CQE */
 		for (i = 2; i < 4; i++) {
-			assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 1, &wc), 1);
+			assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 1, &wc), 1);
 			assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
 			assert_int_equal(wc.wr_id, 10 + i);
 		}
 		assert_int_equal(h.sq.tail - (first - 1), 4);
 		for (i = 0; i < 3; i++) {
-			assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 1, &wc), 1);
+			assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 1, &wc), 1);
 			assert_int_equal(wc.status, i ? IBV_WC_WR_FLUSH_ERR :
 					 syndromes[k].status);
 			assert_int_equal(wc.wr_id, 20 + i);
 		}
 		assert_int_equal(rq.tail, rq.head);
-		assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 1, &wc), 0);
+		assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 1, &wc), 0);
 		/* the raw accessors agree */
 		assert_true(mlx4dv_cqe_is_error((struct mlx4_cqe *)&e));
 		assert_int_equal(mlx4dv_cqe_wc_status(&e), IBV_WC_WR_FLUSH_ERR);

@@ -28,6 +28,7 @@
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
 #include "emu_verbs.h"
+#include "../harness/wc_poll.h"
 
 #define NWR 12
 #define NRECV_A 3
@@ -149,24 +150,23 @@ static void post_stream(struct pair *p)
 		int ret;
 
 		p->signaled[i] = flags != 0;
-		mlx4dv_sq_set_wr_id(&p->sq, i + 1);
 		switch (i % 5) {
 		case 0:
-			ret = mlx4dv_sq_post_send(&p->sq, &sg, 1, flags);
+			ret = mlx4dv_sq_write_send(&p->sq, i + 1, &sg, 1, flags);
 			break;
 		case 1:
-			ret = mlx4dv_sq_post_write(&p->sq, &sg, 1, remote, rkey, flags);
+			ret = mlx4dv_sq_write_rdma_write(&p->sq, i + 1, rkey, remote, &sg, 1, flags);
 			break;
 		case 2:
-			ret = mlx4dv_sq_post_read(&p->sq, &sg, 1, remote, rkey, flags);
+			ret = mlx4dv_sq_write_rdma_read(&p->sq, i + 1, rkey, remote, &sg, 1, flags);
 			break;
 		case 3:
-			ret = mlx4dv_sq_post_write_imm(&p->sq, &sg, 1, remote, rkey,
+			ret = mlx4dv_sq_write_rdma_write_imm(&p->sq, i + 1, rkey, remote, &sg, 1,
 						       flags, 0x01020304);
 			break;
 		default:
 			sg.length = 8;
-			ret = mlx4dv_sq_post_faa(&p->sq, &sg, remote + 512, rkey, 1, flags);
+			ret = mlx4dv_sq_write_faa(&p->sq, i + 1, rkey, remote + 512, 1, &sg, flags);
 			sg.length = 64;
 			break;
 		}
@@ -185,7 +185,7 @@ static void drain(struct pair *p)
 	memset(wc, 0, sizeof(wc));
 	assert_int_equal(ctl.wait_idle(10000), 0);
 	while (idle < 3) {
-		n = mlx4dv_cq_poll_wc(&p->cq, p->pq, 2, 8, wc);
+		n = wc_poll_count(&p->cq, p->pq, 2, 8, wc);
 		assert_true(n >= 0);
 		if (!n) {
 			idle++;

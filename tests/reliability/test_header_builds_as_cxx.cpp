@@ -18,6 +18,7 @@ extern "C" {
 }
 
 #include <infiniband/mlx4dv.h>
+#include "../harness/wc_poll.h"
 
 namespace {
 
@@ -82,11 +83,9 @@ void test_header_builds_as_cxx(void **)
 		mlx4dv_cq_cqe(&cq, i)->owner_sr_opcode = 0x80;
 
 	heads[0] = rc.sq.head;
-	mlx4dv_sq_set_wr_id(&rc.sq, 1);
-	assert_int_equal(mlx4dv_sq_post_send(&rc.sq, sg, 2, IBV_SEND_SIGNALED), 0);
+	assert_int_equal(mlx4dv_sq_write_send(&rc.sq, 1, sg, 2, IBV_SEND_SIGNALED), 0);
 	heads[1] = rc.sq.head;
-	mlx4dv_sq_set_wr_id(&rc.sq, 2);
-	assert_int_equal(mlx4dv_sq_post_send_inline(&rc.sq, payload.data(), 300,
+	assert_int_equal(mlx4dv_sq_write_send_inline(&rc.sq, 2, payload.data(), 300,
 						    IBV_SEND_SIGNALED), 0);
 	heads[2] = rc.sq.head;
 	std::memset(&wr, 0, sizeof(wr));
@@ -98,9 +97,9 @@ void test_header_builds_as_cxx(void **)
 	wr.send_flags = IBV_SEND_SIGNALED;
 	wr.wr.rdma.remote_addr = 0x8000;
 	wr.wr.rdma.rkey = 0x44;
-	assert_int_equal(mlx4dv_sq_post_send_wr(&rc.sq, &wr, nullptr), 0);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&rc.sq, &wr, nullptr), 0);
 	heads[3] = rc.sq.head;
-	assert_int_equal(mlx4dv_sq_post_bf(&rc.sq, heads[2]), 0); /* no BF reg */
+	assert_int_equal(mlx4dv_sq_ring_bf(&rc.sq, heads[2]), 0); /* no BF reg */
 
 	/* first WQE: ds 3, zero-length entry encoded 0x80000000 */
 	const mlx4_wqe_ctrl_seg *ctrl =
@@ -123,12 +122,12 @@ void test_header_builds_as_cxx(void **)
 	}
 	mlx4dv_poll_qp pq = { 0x99, 0, &rc.sq, nullptr, nullptr };
 	for (uint64_t i = 1; i <= 3; i++) {
-		assert_int_equal(mlx4dv_cq_poll_wc(&cq, &pq, 1, 1, &wc), 1);
+		assert_int_equal(wc_poll_count(&cq, &pq, 1, 1, &wc), 1);
 		assert_int_equal(wc.status, IBV_WC_SUCCESS);
 		assert_int_equal(wc.wr_id, i);
 	}
 	assert_int_equal(wc.opcode, IBV_WC_RDMA_WRITE);
-	assert_int_equal(mlx4dv_cq_poll_wc(&cq, &pq, 1, 1, &wc), 0);
+	assert_int_equal(wc_poll_count(&cq, &pq, 1, 1, &wc), 0);
 	assert_int_equal(mlx4dv_be32_to_cpu(ci), 3);
 	mlx4dv_cq_arm(&cq, 1);
 	assert_int_equal(mlx4dv_be32_to_cpu(arm) & 0xffffff, 3);

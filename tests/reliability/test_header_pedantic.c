@@ -24,6 +24,7 @@
 #include <infiniband/mlx4dv.h>
 
 #include "host_rings.h"
+#include "../harness/wc_poll.h"
 
 static void test_header_pedantic(void **state)
 {
@@ -48,12 +49,12 @@ static void test_header_pedantic(void **state)
 	host_cq_init(&c, 32, 64, 0);
 	host_srq_init(&s, 16, 6);
 
-	assert_int_equal(mlx4dv_sq_post_send(&rc.sq, &sg, 1, IBV_SEND_SIGNALED), 0);
-	assert_int_equal(mlx4dv_sq_post_write_imm_inline(&rc.sq, frame, 40, 0x10,
-							 3, 0, 0x11223344u), 0);
-	assert_int_equal(mlx4dv_sq_post_cas(&rc.sq, &sg, 0x2000, 4, 1, 2, 0), 0);
-	assert_int_equal(mlx4dv_sq_post_faa(&rc.sq, &sg, 0x2008, 4, 1, 0), 0);
-	assert_int_equal(mlx4dv_sq_post_read(&rc.sq, &sg, 1, 0x3000, 4, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send(&rc.sq, 0, &sg, 1, IBV_SEND_SIGNALED), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_write_imm_inline(&rc.sq, 0, 3, 0x10, frame,
+							 40, 0, 0x11223344u), 0);
+	assert_int_equal(mlx4dv_sq_write_cas(&rc.sq, 0, 4, 0x2000, 1, 2, &sg, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_faa(&rc.sq, 0, 4, 0x2008, 1, &sg, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_read(&rc.sq, 0, 4, 0x3000, &sg, 1, 0), 0);
 	mlx4dv_sq_ring_doorbell(&rc.sq);
 	assert_int_equal(rd_be32(&rc.doorbell), 0x4a << 8);
 
@@ -61,14 +62,14 @@ static void test_header_pedantic(void **state)
 	ah.dlid = 7;
 	ah.port_num = 1;
 	assert_int_equal(mlx4dv_ud_av_init(&av, 3, &ah, NULL), 0);
-	assert_int_equal(mlx4dv_sq_post_ud_send(&ud.sq, &av, 0x55, 0x1111, &sg, 1, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_ud_send(&ud.sq, 0, &av, 0x55, 0x1111, &sg, 1, 0), 0);
 
 	lso.header = frame;
 	lso.header_size = 54;
 	lso.mss = 1460;
-	assert_int_equal(mlx4dv_sq_post_eth_lso(&raw.sq, &lso, &sg, 1,
+	assert_int_equal(mlx4dv_sq_write_eth_lso(&raw.sq, 0, &lso, &sg, 1,
 						IBV_SEND_IP_CSUM, 0), 0);
-	assert_int_equal(mlx4dv_sq_post_eth_inline(&raw.sq, frame, 60, 0, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_eth_inline(&raw.sq, 0, frame, 60, 0, 0), 0);
 
 	assert_int_equal(mlx4dv_srq_post(&s.srq, 77, &sg, 1), 0);
 	e = cqe_recv(0x4a, MLX4_RECV_OPCODE_SEND, 64, 0);
@@ -82,7 +83,7 @@ static void test_header_pedantic(void **state)
 	memset(&pq, 0, sizeof(pq));
 	pq.qpn = 0x4a;
 	pq.sq = &rc.sq;
-	assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 1, &wc), 1);
+	assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 1, &wc), 1);
 	assert_int_equal(wc.opcode, IBV_WC_SEND);
 	mlx4dv_cq_arm(&c.cq, 0);
 

@@ -53,12 +53,12 @@ static int post_send_one_sge(struct host_sq *h)
 {
 	struct ibv_sge sg = { (uintptr_t)payload, 64, 0x11 };
 
-	return mlx4dv_sq_post_send(&h->sq, &sg, 1, 0);
+	return mlx4dv_sq_write_send(&h->sq, 0, &sg, 1, 0);
 }
 
 static int post_write_inline(struct host_sq *h)
 {
-	return mlx4dv_sq_post_write_inline(&h->sq, payload, 16, 0x1000, 0x22, 0);
+	return mlx4dv_sq_write_rdma_write_inline(&h->sq, 0, 0x22, 0x1000, payload, 16, 0);
 }
 
 static int post_send_wr(struct host_sq *h)
@@ -72,7 +72,7 @@ static int post_send_wr(struct host_sq *h)
 	wr.num_sge = 1;
 	wr.wr.rdma.remote_addr = 0x2000;
 	wr.wr.rdma.rkey = 0x44;
-	return mlx4dv_sq_post_send_wr(&h->sq, &wr, NULL);
+	return mlx4dv_sq_write_send_wr(&h->sq, &wr, NULL);
 }
 
 /* 8 gather entries: ds 1 + 1 + 8 = 10 units, 160 bytes, 3 WQEBBs */
@@ -82,7 +82,7 @@ static int post_write_8_sges(struct host_sq *h)
 
 	for (int i = 0; i < 8; i++)
 		sg[i] = (struct ibv_sge){ (uintptr_t)payload + 64 * (unsigned)i, 32, 0x55 };
-	return mlx4dv_sq_post_write(&h->sq, sg, 8, 0x3000, 0x66, 0);
+	return mlx4dv_sq_write_rdma_write(&h->sq, 0, 0x66, 0x3000, sg, 8, 0);
 }
 
 /* Posts until one WQE of `need` WQEBBs is left to fit, posts it (the end
@@ -141,19 +141,19 @@ static void test_batch_at_the_end(void **state)
 	(void)state;
 	host_sq_init(&h, SQ_CNT, SQ_SHIFT, IBV_QPT_RC, START);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&t, &h.sq, IBV_WR_RDMA_WRITE,
-						     0x77, 64, 0x88, 0, 0), 0);
+						     0x88, 0x77, 64, 0, 0), 0);
 	room = mlx4dv_sq_room(&h.sq);
 	/* one past: nothing reserved, nothing written, posts refused */
 	snap(&s, h.mem, h.mem_len, h.sq.head);
 	assert_int_equal(mlx4dv_sq_batch_begin(&h.sq, &b, &t, room + 1), ENOMEM);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 0x1000, 0x2000, 1), ENOSPC);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 1, 0x2000, 0x1000), ENOSPC);
 	assert_int_equal(mlx4dv_sq_batch_end(&h.sq, &b), 0);
 	unchanged(&s, h.mem, h.sq.head);
 	/* exactly the room: every reserved post is taken, then ENOSPC */
 	assert_int_equal(mlx4dv_sq_batch_begin(&h.sq, &b, &t, room), 0);
 	for (uint32_t i = 0; i < room; i++)
-		assert_int_equal(mlx4dv_sq_batch_post(&b, 0x1000 + i, 0x2000, i), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 0x1000, 0x2000, 99), ENOSPC);
+		assert_int_equal(mlx4dv_sq_batch_write(&b, i, 0x2000, 0x1000 + i), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 99, 0x2000, 0x1000), ENOSPC);
 	assert_int_equal(mlx4dv_sq_batch_end(&h.sq, &b), room);
 	assert_int_equal(h.sq.head, START + room);
 	assert_int_equal(mlx4dv_sq_room(&h.sq), 0);
@@ -162,8 +162,8 @@ static void test_batch_at_the_end(void **state)
 	h.sq.tail = h.sq.head;
 	assert_int_equal(mlx4dv_sq_batch_begin(&h.sq, &b, &t, room - 1), 0);
 	for (uint32_t i = 0; i < room - 1; i++)
-		assert_int_equal(mlx4dv_sq_batch_post(&b, 0x1000, 0x2000, i), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 0x1000, 0x2000, 99), ENOSPC);
+		assert_int_equal(mlx4dv_sq_batch_write(&b, i, 0x2000, 0x1000), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 99, 0x2000, 0x1000), ENOSPC);
 	assert_int_equal(mlx4dv_sq_batch_end(&h.sq, &b), room - 1);
 	assert_int_equal(mlx4dv_sq_room(&h.sq), 1);
 	host_sq_free(&h);

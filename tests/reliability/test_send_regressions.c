@@ -16,6 +16,7 @@
 
 #include "host_rings.h"
 #include "store_trace.h"
+#include "../harness/wc_poll.h"
 
 #define RING_BYTES(h) ((h)->sq.wqe_cnt << (h)->sq.wqe_shift)
 
@@ -113,10 +114,10 @@ static void check_one_inline(struct host_sq *h, uint32_t fixed_ds,
 	used = ref_inline(img, ring, wqe + fixed_ds * 16, flat, total);
 	ds = fixed_ds + (used + 15) / 16;
 	if (fixed_ds == 1)
-		err = mlx4dv_sq_post_send(&h->sq, sg, nsg,
+		err = mlx4dv_sq_write_send(&h->sq, 0, sg, nsg,
 					  IBV_SEND_INLINE | IBV_SEND_SIGNALED);
 	else
-		err = mlx4dv_sq_post_write(&h->sq, sg, nsg, 0x1000, 0x77,
+		err = mlx4dv_sq_write_rdma_write(&h->sq, 0, 0x77, 0x1000, sg, nsg,
 					   IBV_SEND_INLINE | IBV_SEND_SIGNALED);
 	if (ds > 63) {
 		assert_int_equal(err, EINVAL);
@@ -201,13 +202,13 @@ static void test_zero_length_sge_encoding(void **state)
 
 		wqe = host_sq_offset(&h, head);
 		if (pass == 0) {
-			assert_int_equal(mlx4dv_sq_post_send(&h.sq, sg, 3, 0), 0);
+			assert_int_equal(mlx4dv_sq_write_send(&h.sq, 0, sg, 3, 0), 0);
 		} else {
 			memset(&wr, 0, sizeof(wr));
 			wr.opcode = IBV_WR_SEND;
 			wr.sg_list = sg;
 			wr.num_sge = 3;
-			assert_int_equal(mlx4dv_sq_post_send_wr(&h.sq, &wr, NULL), 0);
+			assert_int_equal(mlx4dv_sq_write_send_wr(&h.sq, &wr, NULL), 0);
 		}
 		assert_int_equal(h.mem[wqe + 7] & 0x3f, 4);
 		for (i = 0; i < 3; i++) {
@@ -248,7 +249,7 @@ static void test_byte_count_written_last(void **state)
 	head = h.sq.head;
 	wqe = host_sq_offset(&h, head);
 	assert_int_equal(store_trace_begin(h.mem, h.mem_len, &t), 0);
-	assert_int_equal(mlx4dv_sq_post_write(&h.sq, sg, 6, 0x4000, 9, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&h.sq, 0, 9, 0x4000, sg, 6, 0), 0);
 	store_trace_end();
 	assert_false(t.overflow);
 	ds = h.mem[wqe + 7] & 0x3f;
@@ -277,7 +278,7 @@ static void test_byte_count_written_last(void **state)
 	fill_pattern(payload, sizeof(payload), 9);
 	wqe = host_sq_offset(&h, h.sq.head);
 	assert_int_equal(store_trace_begin(h.mem, h.mem_len, &t), 0);
-	assert_int_equal(mlx4dv_sq_post_send_inline(&h.sq, payload, 250, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&h.sq, 0, payload, 250, 0), 0);
 	store_trace_end();
 	owner = store_trace_last_in(&t, wqe, wqe + 4);
 	{
@@ -356,27 +357,27 @@ static void test_first_word_of_chunk_written_last(void **state)
 		assert_int_equal(store_trace_begin(h->mem, h->mem_len, &t), 0);
 		switch (kind) {
 		case 0:
-			err = mlx4dv_sq_post_send(&h->sq, sg, 12, 0);
+			err = mlx4dv_sq_write_send(&h->sq, 0, sg, 12, 0);
 			break;
 		case 1:
-			err = mlx4dv_sq_post_write(&h->sq, sg, 10, 0x1000, 2, 0);
+			err = mlx4dv_sq_write_rdma_write(&h->sq, 0, 2, 0x1000, sg, 10, 0);
 			break;
 		case 2:
-			err = mlx4dv_sq_post_write(&h->sq, sg, 11, 0x1000, 2,
+			err = mlx4dv_sq_write_rdma_write(&h->sq, 0, 2, 0x1000, sg, 11,
 						   IBV_SEND_INLINE);
 			break;
 		case 3:
-			err = mlx4dv_sq_post_cas(&h->sq, sg, 0x1000, 2, 1, 2, 0);
+			err = mlx4dv_sq_write_cas(&h->sq, 0, 2, 0x1000, 1, 2, sg, 0);
 			break;
 		case 4:
-			err = mlx4dv_sq_post_ud_send(&h->sq, &av, 1, 2, sg, 12, 0);
+			err = mlx4dv_sq_write_ud_send(&h->sq, 0, &av, 1, 2, sg, 12, 0);
 			break;
 		case 5:
-			err = mlx4dv_sq_post_ud_send_inline(&h->sq, &av, 1, 2,
+			err = mlx4dv_sq_write_ud_send_inline(&h->sq, 0, &av, 1, 2,
 							    payload, 150, 0);
 			break;
 		default:
-			err = mlx4dv_sq_post_ud_send(&h->sq, &av, 1, 2, sg, 9,
+			err = mlx4dv_sq_write_ud_send(&h->sq, 0, &av, 1, 2, sg, 9,
 						     IBV_SEND_INLINE);
 			break;
 		}
@@ -431,7 +432,7 @@ static void test_stamp_after_completion(void **state)
 	while (laps < 40) {
 		uint32_t nsg = (rng() & 1) ? 15 : 1 + rng() % 31;
 		uint32_t head = h.sq.head;
-		int err = mlx4dv_sq_post_send(&h.sq, sg, nsg, 0);
+		int err = mlx4dv_sq_write_send(&h.sq, 0, sg, nsg, 0);
 
 		if (err == ENOMEM || (np && rng() % 3 == 0)) {
 			/* complete the oldest outstanding WQE */
@@ -469,7 +470,7 @@ static void test_owner_bit_after_ring_wrap(void **state)
 		dev_pc = h.sq.head;
 		for (posted = 0; posted < 3000; posted++) {
 			uint32_t nsg = rng() % 12;
-			int err = mlx4dv_sq_post_send(&h.sq, sg, nsg, 0);
+			int err = mlx4dv_sq_write_send(&h.sq, 0, sg, nsg, 0);
 
 			if (err == ENOMEM) {
 				/* the device's progress frees everything */
@@ -524,7 +525,7 @@ static void test_wqe_index_16bit_wrap(void **state)
 			wr.sg_list = sg;
 			wr.num_sge = (int)(i % 4 == 3 ? 3 : 0);
 			wr.send_flags = (i % 3 == 2) ? IBV_SEND_SIGNALED : 0;
-			assert_int_equal(mlx4dv_sq_post_send_wr(&h.sq, &wr, NULL), 0);
+			assert_int_equal(mlx4dv_sq_write_send_wr(&h.sq, &wr, NULL), 0);
 			if (!(wr.send_flags & IBV_SEND_SIGNALED))
 				continue;
 			/* device: a send CQE naming the first WQEBB of this WQE */
@@ -535,7 +536,7 @@ static void test_wqe_index_16bit_wrap(void **state)
 				host_cq_push(&c, &e);
 			}
 			expect_wr = wr.wr_id;
-			assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, &pq, 1, 1, &wc), 1);
+			assert_int_equal(wc_poll_count(&c.cq, &pq, 1, 1, &wc), 1);
 			assert_int_equal(wc.status, IBV_WC_SUCCESS);
 			assert_int_equal(wc.wr_id, expect_wr);
 			/* tail passed the named WQEBB; the rest of a multi-WQEBB
@@ -564,11 +565,9 @@ static void test_wqe_index_16bit_wrap_unsignaled(void **state)
 		uint32_t a = h.sq.head, b;
 		uint64_t id = 0;
 
-		mlx4dv_sq_set_wr_id(&h.sq, 100 + i);
-		assert_int_equal(mlx4dv_sq_post_send(&h.sq, sg, 5, 0), 0);
+		assert_int_equal(mlx4dv_sq_write_send(&h.sq, 100 + i, sg, 5, 0), 0);
 		b = h.sq.head;
-		mlx4dv_sq_set_wr_id(&h.sq, 1000 + i);
-		assert_int_equal(mlx4dv_sq_post_send(&h.sq, sg, 7, 0), 0);
+		assert_int_equal(mlx4dv_sq_write_send(&h.sq, 1000 + i, sg, 7, 0), 0);
 		assert_int_equal(mlx4dv_sq_complete(&h.sq, (uint16_t)b, &id),
 				 h.sq.head - a);
 		assert_int_equal(id, 1000 + i);

@@ -72,26 +72,26 @@ static void test_sge_length_2g(void **state)
 		struct ibv_sge sg[2] = { { (uintptr_t)buf, 8, 1 },
 					 { (uintptr_t)buf, lengths[i], 1 } };
 
-		assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, &sg[1], 1, 0), EINVAL);
-		assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, sg, 2, 0), EINVAL);
-		assert_int_equal(mlx4dv_sq_post_write(&f.h.sq, &sg[1], 1, 0x1000, 5,
+		assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, &sg[1], 1, 0), EINVAL);
+		assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, sg, 2, 0), EINVAL);
+		assert_int_equal(mlx4dv_sq_write_rdma_write(&f.h.sq, 0, 5, 0x1000, &sg[1], 1,
 						      IBV_SEND_SIGNALED), EINVAL);
-		assert_int_equal(mlx4dv_sq_post_read(&f.h.sq, sg, 2, 0x1000, 5, 0),
+		assert_int_equal(mlx4dv_sq_write_rdma_read(&f.h.sq, 0, 5, 0x1000, sg, 2, 0),
 				 EINVAL);
 		memset(&wr, 0, sizeof(wr));
 		wr.opcode = IBV_WR_RDMA_WRITE;
 		wr.sg_list = sg;
 		wr.num_sge = 2;
-		assert_int_equal(mlx4dv_sq_post_send_wr(&f.h.sq, &wr, NULL), EINVAL);
+		assert_int_equal(mlx4dv_sq_write_send_wr(&f.h.sq, &wr, NULL), EINVAL);
 		assert_int_equal(mlx4dv_sq_wqe_template_init(&t, &f.h.sq,
-			IBV_WR_RDMA_WRITE, 1, lengths[i], 5, 0, 0), EINVAL);
+			IBV_WR_RDMA_WRITE, 5, 1, lengths[i], 0, 0), EINVAL);
 		assert_untouched(&f);
 	}
 	/* The longest length a segment holds still goes. */
 	{
 		struct ibv_sge sg = { (uintptr_t)buf, 0x7fffffffu, 1 };
 
-		assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, &sg, 1, 0), 0);
+		assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, &sg, 1, 0), 0);
 		assert_int_equal(rd_be32(f.h.mem + 16), 0x7fffffffu);
 	}
 	frozen_close(&f);
@@ -108,12 +108,12 @@ static void test_sge_length_2g_ud_eth(void **state)
 	(void)state;
 	memset(&dest, 0, sizeof(dest));
 	frozen_open(&f, IBV_QPT_UD);
-	assert_int_equal(mlx4dv_sq_post_ud_send(&f.h.sq, &dest, 1, 2, &sg[1], 1, 0),
+	assert_int_equal(mlx4dv_sq_write_ud_send(&f.h.sq, 0, &dest, 1, 2, &sg[1], 1, 0),
 			 EINVAL);
 	assert_untouched(&f);
 	frozen_close(&f);
 	frozen_open(&f, IBV_QPT_RAW_PACKET);
-	assert_int_equal(mlx4dv_sq_post_eth(&f.h.sq, sg, 2, 0, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_eth(&f.h.sq, 0, sg, 2, 0, 0), EINVAL);
 	assert_untouched(&f);
 	frozen_close(&f);
 }
@@ -127,19 +127,19 @@ static void test_inline_entry_null_address(void **state)
 
 	(void)state;
 	frozen_open(&f, IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, sg, 2, IBV_SEND_INLINE), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_write(&f.h.sq, &sg[1], 1, 0x1000, 5,
+	assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, sg, 2, IBV_SEND_INLINE), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&f.h.sq, 0, 5, 0x1000, &sg[1], 1,
 					      IBV_SEND_INLINE), EINVAL);
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_INLINE;
 	wr.sg_list = sg;
 	wr.num_sge = 2;
-	assert_int_equal(mlx4dv_sq_post_send_wr(&f.h.sq, &wr, NULL), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&f.h.sq, &wr, NULL), EINVAL);
 	assert_untouched(&f);
 	/* An empty entry may have no address (nothing is read). */
 	sg[1].length = 0;
-	assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, sg, 2, IBV_SEND_INLINE), 0);
+	assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, sg, 2, IBV_SEND_INLINE), 0);
 	frozen_close(&f);
 }
 
@@ -151,17 +151,17 @@ static void test_inline_null_list_with_entries(void **state)
 
 	(void)state;
 	frozen_open(&f, IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send(&f.h.sq, NULL, 3, IBV_SEND_INLINE),
+	assert_int_equal(mlx4dv_sq_write_send(&f.h.sq, 0, NULL, 3, IBV_SEND_INLINE),
 			 EINVAL);
-	assert_int_equal(mlx4dv_sq_post_send_imm(&f.h.sq, NULL, 3, IBV_SEND_INLINE,
+	assert_int_equal(mlx4dv_sq_write_send_imm(&f.h.sq, 0, NULL, 3, IBV_SEND_INLINE,
 						 0), EINVAL);
-	assert_int_equal(mlx4dv_sq_post_write(&f.h.sq, NULL, 3, 0x1000, 5,
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&f.h.sq, 0, 5, 0x1000, NULL, 3,
 					      IBV_SEND_INLINE), EINVAL);
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_SEND;
 	wr.send_flags = IBV_SEND_INLINE;
 	wr.num_sge = 3;
-	assert_int_equal(mlx4dv_sq_post_send_wr(&f.h.sq, &wr, NULL), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&f.h.sq, &wr, NULL), EINVAL);
 	assert_untouched(&f);
 	frozen_close(&f);
 	frozen_open(&f, IBV_QPT_UD);
@@ -169,7 +169,7 @@ static void test_inline_null_list_with_entries(void **state)
 		struct mlx4dv_ud_av dest;
 
 		memset(&dest, 0, sizeof(dest));
-		assert_int_equal(mlx4dv_sq_post_ud_send(&f.h.sq, &dest, 1, 2, NULL,
+		assert_int_equal(mlx4dv_sq_write_ud_send(&f.h.sq, 0, &dest, 1, 2, NULL,
 							3, IBV_SEND_INLINE), EINVAL);
 	}
 	assert_untouched(&f);
@@ -226,13 +226,13 @@ static void test_srq_release_of_free_index(void **state)
 	/* head now names a free WQE that is not the tail */
 	free_idx = s.srq.head;
 	assert_int_not_equal(free_idx, s.srq.tail);
-	assert_true(mlx4dv_srq_index_is_free(&s.srq, free_idx));
-	assert_false(mlx4dv_srq_index_is_free(&s.srq, posted));
-	expect_assert_failure(mlx4dv_srq_release(&s.srq, free_idx));
+	assert_true(mlx4dv_srq_wqe_is_free(&s.srq, free_idx));
+	assert_false(mlx4dv_srq_wqe_is_free(&s.srq, posted));
+	expect_assert_failure(mlx4dv_srq_free_wqe(&s.srq, free_idx));
 	/* the posted one goes back; then it is free and may not again */
-	assert_int_equal(mlx4dv_srq_release(&s.srq, posted), 0);
-	assert_true(mlx4dv_srq_index_is_free(&s.srq, posted));
-	assert_int_equal(mlx4dv_srq_release(&s.srq, posted), EINVAL);	/* tail */
+	assert_int_equal(mlx4dv_srq_free_wqe(&s.srq, posted), 0);
+	assert_true(mlx4dv_srq_wqe_is_free(&s.srq, posted));
+	assert_int_equal(mlx4dv_srq_free_wqe(&s.srq, posted), EINVAL);	/* tail */
 	host_srq_free(&s);
 }
 
@@ -245,11 +245,11 @@ static void test_srq_index_is_free_walk(void **state)
 	(void)state;
 	host_srq_init(&s, 8, 6);
 	for (i = 0; i < 8; i++)
-		assert_true(mlx4dv_srq_index_is_free(&s.srq, i));
+		assert_true(mlx4dv_srq_wqe_is_free(&s.srq, i));
 	for (i = 0; i < 7; i++)
 		assert_int_equal(mlx4dv_srq_post(&s.srq, i, &one, 1), 0);
 	for (i = 0; i < 8; i++)
-		assert_int_equal(mlx4dv_srq_index_is_free(&s.srq, i),
+		assert_int_equal(mlx4dv_srq_wqe_is_free(&s.srq, i),
 				 i == s.srq.tail);
 	host_srq_free(&s);
 }

@@ -70,8 +70,8 @@ static void write_template(struct mlx4dv_sq_wqe_template *tp,
 			   const struct mlx4dv_sq_ring *sq)
 {
 	assert_int_equal(mlx4dv_sq_wqe_template_init(tp, sq, IBV_WR_RDMA_WRITE,
-						     LKEY, 64, RKEY, 0,
-						     IBV_SEND_SIGNALED), 0);
+						     RKEY, LKEY, 64, IBV_SEND_SIGNALED,
+						     0), 0);
 }
 
 /* The template's words, byte by byte. */
@@ -98,8 +98,8 @@ static void test_template_words(void **state)
 	assert_int_equal(tp.ds, 3);
 
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t.sq,
-		IBV_WR_SEND_WITH_IMM, LKEY, 0, RKEY, imm_be,
-		IBV_SEND_FENCE | IBV_SEND_SOLICITED), 0);
+		IBV_WR_SEND_WITH_IMM, RKEY, LKEY, 0, IBV_SEND_FENCE | IBV_SEND_SOLICITED,
+		imm_be), 0);
 	expect_bytes(&tp.owner_opcode, op_send_imm, 4);
 	expect_bytes(&tp.bf_qpn, w1_fenced_send, 4);
 	expect_bytes(&tp.srcrb_flags, srcrb_sol, 4);
@@ -122,25 +122,25 @@ static void test_template_refusals(void **state)
 	memset(&cleared, 0, sizeof(cleared));
 	test_sq_setup(&t, 16, 6, 2, IBV_QPT_UD, 0, 1);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t.sq, IBV_WR_SEND,
-						     LKEY, 8, 0, 0, 0), EINVAL);
+						     0, LKEY, 8, 0, 0), EINVAL);
 	test_sq_teardown(&t);
 	test_sq_setup(&t, 16, 6, 2, IBV_QPT_UC, 0, 1);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t.sq,
-		IBV_WR_RDMA_READ, LKEY, 8, RKEY, 0, 0), EINVAL);
+		IBV_WR_RDMA_READ, RKEY, LKEY, 8, 0, 0), EINVAL);
 	test_sq_teardown(&t);
 	test_sq_setup(&t, 16, 6, 2, IBV_QPT_RC, 0, 1);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t.sq,
-		IBV_WR_RDMA_WRITE, LKEY, 8, RKEY, 0, IBV_SEND_INLINE), EINVAL);
+		IBV_WR_RDMA_WRITE, RKEY, LKEY, 8, IBV_SEND_INLINE, 0), EINVAL);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t.sq,
-		IBV_WR_ATOMIC_FETCH_AND_ADD, LKEY, 8, RKEY, 0, 0), EINVAL);
+		IBV_WR_ATOMIC_FETCH_AND_ADD, RKEY, LKEY, 8, 0, 0), EINVAL);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t.sq,
-		IBV_WR_RDMA_WRITE, LKEY, 8, RKEY, 0, 1u << 20), EINVAL);
+		IBV_WR_RDMA_WRITE, RKEY, LKEY, 8, 1u << 20, 0), EINVAL);
 	t.sq.max_gather = 0;
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t.sq,
-		IBV_WR_RDMA_WRITE, LKEY, 8, RKEY, 0, 0), EINVAL);
+		IBV_WR_RDMA_WRITE, RKEY, LKEY, 8, 0, 0), EINVAL);
 	assert_memory_equal(&tp, &cleared, sizeof(tp));
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 1), EINVAL);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 1, 2, 3), ENOSPC);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 3, 2, 1), ENOSPC);
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 0);
 	test_sq_teardown(&t);
 }
@@ -163,8 +163,8 @@ static void test_batch_two_writes(void **state)
 	write_template(&tp, &t.sq);
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 2), 0);
 	for (i = 0; i < 2; i++)
-		assert_int_equal(mlx4dv_sq_batch_post(&b, laddr_of(i),
-						      raddr_of(i), 100 + i), 0);
+		assert_int_equal(mlx4dv_sq_batch_write(&b, 100 + i,
+						      raddr_of(i), laddr_of(i)), 0);
 	assert_int_equal(t.sq.head, 0);		/* nothing published yet */
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 2);
 	assert_int_equal(t.sq.head, 2);
@@ -199,9 +199,9 @@ static void test_batch_wraps_ring_end(void **state)
 	write_template(&tp, &t.sq);
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 4), 0);
 	for (i = 0; i < 4; i++)
-		assert_int_equal(mlx4dv_sq_batch_post(&b, laddr_of(i),
-						      raddr_of(i), 200 + i), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 0, 0, 0), ENOSPC);
+		assert_int_equal(mlx4dv_sq_batch_write(&b, 200 + i,
+						      raddr_of(i), laddr_of(i)), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 0, 0, 0), ENOSPC);
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 4);
 	assert_int_equal(t.sq.head, 10);
 	expect_write_wqe(want, t.size, 6 * 64, 0, 0);
@@ -229,16 +229,16 @@ static void test_batch_limits(void **state)
 	test_sq_setup(&t, 8, 6, 2, IBV_QPT_RC, 5, 1);
 	write_template(&tp, &t.sq);
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 3), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 1, 2, 0), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 1, 2, 0), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 1, 2, 0), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 1, 2, 0), ENOSPC);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 0, 2, 1), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 0, 2, 1), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 0, 2, 1), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 0, 2, 1), ENOSPC);
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 3);
 	assert_int_equal(t.sq.head, 8);
 	/* all completed; reserve 4, post 1 */
 	t.sq.tail = t.sq.head;
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 4), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 1, 2, 0), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 0, 2, 1), 0);
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 1);
 	assert_int_equal(t.sq.head, 9);
 	test_sq_teardown(&t);
@@ -260,13 +260,13 @@ static void test_batch_refusals(void **state)
 	write_template(&tp, &t.sq);
 	/* room is max_post = 14 */
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 15), ENOMEM);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 1, 2, 3), ENOSPC);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 3, 2, 1), ENOSPC);
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 0);
 	/* a template made for another QP type */
 	test_sq_setup(&u, 16, 6, 2, IBV_QPT_UC, 0, 1);
 	write_template(&tp, &u.sq);
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 1), EINVAL);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, 1, 2, 3), ENOSPC);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 3, 2, 1), ENOSPC);
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 0);
 	expect_bytes(t.mem, before, t.size);
 	assert_int_equal(t.sq.head, 0);
@@ -294,9 +294,9 @@ static void test_batch_send(void **state)
 	assert_non_null(want);
 	memcpy(want, t.mem, t.size);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t.sq, IBV_WR_SEND,
-						     LKEY, 256, RKEY, 0, 0), 0);
+						     RKEY, LKEY, 256, 0, 0), 0);
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 1), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, laddr_of(3), raddr_of(3), 9), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 9, raddr_of(3), laddr_of(3)), 0);
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 1);
 	be64_out(la, laddr_of(3));
 	{
@@ -337,8 +337,8 @@ static void test_batch_stamps_when_not_stamped(void **state)
 	memcpy(want, t.mem, t.size);
 	write_template(&tp, &t.sq);
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 2), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, laddr_of(0), raddr_of(0), 0), 0);
-	assert_int_equal(mlx4dv_sq_batch_post(&b, laddr_of(1), raddr_of(1), 0), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 0, raddr_of(0), laddr_of(0)), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 0, raddr_of(1), laddr_of(1)), 0);
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 2);
 	expect_write_wqe(want, t.size, 0, 0, 0);
 	expect_write_wqe(want, t.size, 128, 1, 0);
@@ -366,12 +366,12 @@ static void test_ring_stamped_rule(void **state)
 	assert_int_equal(t.sq.ring_stamped, 1);
 	memset(t.mem + 3 * 128 + 64, 0x11, 4);	/* a marker ahead, count 3 */
 	memset(t.mem + 4 * 128 + 64, 0x11, 4);	/* and count 4 */
-	assert_int_equal(mlx4dv_sq_post_write(&t.sq, sg, 1, 0x3000, RKEY, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&t.sq, 0, RKEY, 0x3000, sg, 1, 0), 0);
 	expect_bytes(t.mem + 3 * 128 + 64,
 		     ((const uint8_t[]){ 0x11, 0x11, 0x11, 0x11 }), 4);
 	assert_int_equal(t.sq.ring_stamped, 1);
 	/* 5 units, 80 bytes: the stamping state ends, count 1 + 3 stamped */
-	assert_int_equal(mlx4dv_sq_post_write(&t.sq, sg, 3, 0x3000, RKEY, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&t.sq, 0, RKEY, 0x3000, sg, 3, 0), 0);
 	assert_int_equal(t.sq.ring_stamped, 0);
 	expect_bytes(t.mem + 4 * 128 + 64, stamp, 4);
 	expect_bytes(t.mem + 3 * 128 + 64,
@@ -400,13 +400,13 @@ static void test_fast_path_same_bytes(void **state)
 	for (i = 0; i < 20; i++) {
 		int ea, ef;
 
-		ea = mlx4dv_sq_post_write(&a.sq, sg, 1 + i % 3, 0x9000 + i,
-					  RKEY, IBV_SEND_SIGNALED);
-		ef = mlx4dv_sq_post_write(&f.sq, sg, 1 + i % 3, 0x9000 + i,
-					  RKEY, IBV_SEND_SIGNALED);
+		ea = mlx4dv_sq_write_rdma_write(&a.sq, 0, RKEY, 0x9000 + i, sg,
+					  1 + i % 3, IBV_SEND_SIGNALED);
+		ef = mlx4dv_sq_write_rdma_write(&f.sq, 0, RKEY, 0x9000 + i, sg,
+					  1 + i % 3, IBV_SEND_SIGNALED);
 		assert_int_equal(ea, ef);	/* 3 entries: EINVAL on both */
-		ea = mlx4dv_sq_post_send_inline(&a.sq, data, i * 2, 0);
-		ef = mlx4dv_sq_post_send_inline(&f.sq, data, i * 2, 0);
+		ea = mlx4dv_sq_write_send_inline(&a.sq, 0, data, i * 2, 0);
+		ef = mlx4dv_sq_write_send_inline(&f.sq, 0, data, i * 2, 0);
 		assert_int_equal(ea, ef);	/* over 36 bytes: EINVAL */
 		if (mlx4dv_sq_room(&a.sq) < 2)
 			a.sq.tail = a.sq.head, f.sq.tail = f.sq.head;
@@ -418,7 +418,7 @@ static void test_fast_path_same_bytes(void **state)
 	test_sq_setup(&f, 16, 6, 2, IBV_QPT_UD, 0, 1);
 	mlx4dv_sq_fast_path_init(&f.sq);
 	assert_int_equal(f.sq.fast_path, 0);
-	assert_int_equal(mlx4dv_sq_post_write(&f.sq, sg, 1, 0, RKEY, 0), EINVAL);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&f.sq, 0, RKEY, 0, sg, 1, 0), EINVAL);
 	/* no headroom: no bit either */
 	f.sq.qp_type = IBV_QPT_RC;
 	f.sq.spare_wqes = 0;

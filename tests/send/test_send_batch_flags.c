@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Golden bytes of mlx4dv_sq_batch_post_flags(): one WQE of a template
+ * Golden bytes of mlx4dv_sq_batch_write_flags(): one WQE of a template
  * batch signalled, solicited or fenced without a second template. Each
  * WQE is checked byte by byte where the flags land (control byte 7: fence
  * 0x40 | ds; control byte 11: CQ_UPDATE 0x0c, SOLICIT 0x02), and the
  * whole ring against the same requests made with the one-call
- * mlx4dv_sq_post_write() (whose bytes tests/send checks against libmlx4's).
+ * mlx4dv_sq_write_rdma_write() (whose bytes tests/send checks against libmlx4's).
  */
 #include "send_test_util.h"
 
@@ -32,11 +32,11 @@ static void batch_ring(struct test_sq *t, uint32_t template_flags, uint32_t star
 	test_sq_setup(t, 8, 6, 2, IBV_QPT_RC, start, 1);
 	t->sq.wrid = t->wrid;
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t->sq, IBV_WR_RDMA_WRITE,
-		LKEY, LEN, RKEY, 0, template_flags), 0);
+		RKEY, LKEY, LEN, template_flags, 0), 0);
 	assert_int_equal(mlx4dv_sq_batch_begin(&t->sq, &b, &tp, NWQE), 0);
 	for (uint32_t i = 0; i < NWQE; i++)
-		assert_int_equal(mlx4dv_sq_batch_post_flags(&b, laddr_of(i),
-			raddr_of(i), 50 + i, wqe_flags[i]), 0);
+		assert_int_equal(mlx4dv_sq_batch_write_flags(&b, 50 + i,
+			raddr_of(i), laddr_of(i), wqe_flags[i]), 0);
 	assert_int_equal(mlx4dv_sq_batch_end(&t->sq, &b), NWQE);
 }
 
@@ -49,9 +49,8 @@ static void one_call_ring(struct test_sq *t, uint32_t template_flags,
 	for (uint32_t i = 0; i < NWQE; i++) {
 		struct ibv_sge sg = { laddr_of(i), LEN, LKEY };
 
-		mlx4dv_sq_set_wr_id(&t->sq, 50 + i);
-		assert_int_equal(mlx4dv_sq_post_write(&t->sq, &sg, 1, raddr_of(i),
-			RKEY, template_flags | wqe_flags[i]), 0);
+		assert_int_equal(mlx4dv_sq_write_rdma_write(&t->sq, 50 + i, RKEY, raddr_of(i), &sg,
+			1, template_flags | wqe_flags[i]), 0);
 	}
 }
 
@@ -115,14 +114,14 @@ static void test_flags_refused(void **state)
 	assert_non_null(snap);
 	memcpy(snap, t.mem, t.size);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &t.sq, IBV_WR_SEND,
-		LKEY, LEN, 0, 0, 0), 0);
+		0, LKEY, LEN, 0, 0), 0);
 	assert_int_equal(mlx4dv_sq_batch_begin(&t.sq, &b, &tp, 1), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		assert_int_equal(mlx4dv_sq_batch_post_flags(&b, 1, 2, 3, bad[i]),
+		assert_int_equal(mlx4dv_sq_batch_write_flags(&b, 3, 2, 1, bad[i]),
 				 EINVAL);
 	expect_bytes(t.mem, snap, t.size);
-	assert_int_equal(mlx4dv_sq_batch_post_flags(&b, 1, 2, 3, IBV_SEND_SIGNALED), 0);
-	assert_int_equal(mlx4dv_sq_batch_post_flags(&b, 1, 2, 3, 0), ENOSPC);
+	assert_int_equal(mlx4dv_sq_batch_write_flags(&b, 3, 2, 1, IBV_SEND_SIGNALED), 0);
+	assert_int_equal(mlx4dv_sq_batch_write_flags(&b, 3, 2, 1, 0), ENOSPC);
 	assert_int_equal(mlx4dv_sq_batch_end(&t.sq, &b), 1);
 	assert_int_equal(t.mem[11], 0x0c);
 	free(snap);

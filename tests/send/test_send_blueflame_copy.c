@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * mlx4dv_sq_post_bf() seen from the BlueFlame register (a second look
+ * mlx4dv_sq_ring_bf() seen from the BlueFlame register (a second look
  * next to test_send_ring.c): word 1 of the control segment gets the
  * doorbell QPN OR-ed in, keeping the fence bit and ds of byte 7; word 0
  * gets the 16-bit WQE counter in bytes 1..2 across the counter's wrap; the
@@ -25,9 +25,9 @@ static void post_one(struct test_sq *t, uint32_t want_counter)
 	uint8_t w0[4];
 
 	fill_pattern(data, at, sizeof(data));
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t->sq, data, 12, 0x1000,
-						     0x77, IBV_SEND_FENCE), 0);
-	assert_int_equal(mlx4dv_sq_post_bf(&t->sq, at), 1);
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t->sq, 0, 0x77, 0x1000, data,
+						     12, IBV_SEND_FENCE), 0);
+	assert_int_equal(mlx4dv_sq_ring_bf(&t->sq, at), 1);
 	/* owner bit of the lap, the counter, RDMA write */
 	w0[0] = (at & t->sq.wqe_cnt) ? 0x80 : 0x00;
 	w0[1] = (uint8_t)(want_counter >> 8);

@@ -5,7 +5,7 @@
  *
  * Two QPs of the same type and geometry share one PD and one set of MRs:
  * QP A is driven by libmlx4's ibv_post_send(), QP B by this header
- * (mlx4dv_sq_post_send_wr() + doorbell or BlueFlame, with the handle filled
+ * (mlx4dv_sq_write_send_wr() + doorbell or BlueFlame, with the handle filled
  * by hand from mlx4dv_init_obj()). For every random work request (opcodes
  * of the QP type, 0..max SGEs including empty ones, inline sizes
  * 0..max_inline, every flag) the request goes to A, the device runs it,
@@ -688,7 +688,7 @@ static void run(struct env *e, uint32_t sge, uint32_t inl)
 			memcpy(before, e->b.sq.buf,
 			       (size_t)e->b.sq.wqe_cnt << e->b.sq.wqe_shift);
 			assert_int_not_equal(ra, 0);
-			rb = mlx4dv_sq_post_send_wr(&e->b.sq, &r.wr, &e->av);
+			rb = mlx4dv_sq_write_send_wr(&e->b.sq, &r.wr, &e->av);
 			assert_int_equal(rb, EINVAL);
 			assert_memory_equal(before, e->b.sq.buf,
 				(size_t)e->b.sq.wqe_cnt << e->b.sq.wqe_shift);
@@ -728,10 +728,10 @@ static void run(struct env *e, uint32_t sge, uint32_t inl)
 		if (wants_recv(e, r.wr.opcode))
 			post_recv(e, &e->b);
 		bf_cand = mlx4dv_send_wr_bf_candidate(&e->b.sq, &r.wr);
-		rb = mlx4dv_sq_post_send_wr(&e->b.sq, &r.wr, &e->av);
+		rb = mlx4dv_sq_write_send_wr(&e->b.sq, &r.wr, &e->av);
 		assert_int_equal(rb, 0);
 		if (bf_cand)
-			used_bf = mlx4dv_sq_post_bf(&e->b.sq, at);
+			used_bf = mlx4dv_sq_ring_bf(&e->b.sq, at);
 		else
 			mlx4dv_sq_ring_doorbell(&e->b.sq);
 		bf += (unsigned)used_bf;
@@ -797,7 +797,7 @@ static void post_long_write(struct env *e, const uint8_t *ring_a)
 	wait_idle(e);
 	assert_int_equal(ibv_poll_cq(e->a.scq, 1, &wc), 1);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
-	assert_int_equal(mlx4dv_sq_post_send_wr(&e->b.sq, &wr, NULL), 0);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&e->b.sq, &wr, NULL), 0);
 	assert_int_equal(e->b.sq.ring_stamped, 0);
 	mlx4dv_sq_ring_doorbell(&e->b.sq);
 	compare_rings(e, ring_a, at);
@@ -915,12 +915,12 @@ static void run_batches(struct env *e, unsigned batches)
 		if (i < batches / 2)
 			e->b.sq.ring_stamped = i & 1;
 		assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &e->b.sq, op,
-			e->lmr->lkey, len, e->rmr->rkey, imm, flags), 0);
+			e->rmr->rkey, e->lmr->lkey, len, flags, imm), 0);
 		assert_int_equal(mlx4dv_sq_batch_begin(&e->b.sq, &b, &tp, k), 0);
 		for (j = 0; j < k; j++)
-			assert_int_equal(mlx4dv_sq_batch_post(&b, sg[j].addr,
-				wr[j].wr.rdma.remote_addr, wr[j].wr_id), 0);
-		assert_int_equal(mlx4dv_sq_batch_post(&b, 0, 0, 0), ENOSPC);
+			assert_int_equal(mlx4dv_sq_batch_write(&b, wr[j].wr_id,
+				wr[j].wr.rdma.remote_addr, sg[j].addr), 0);
+		assert_int_equal(mlx4dv_sq_batch_write(&b, 0, 0, 0), ENOSPC);
 		assert_int_equal(mlx4dv_sq_batch_end(&e->b.sq, &b), k);
 		assert_int_equal(e->b.sq.head, at + k);
 		mlx4dv_sq_ring_doorbell(&e->b.sq);

@@ -7,8 +7,8 @@
  *
  * QP A gets each request through ibv_post_send() (ibv_bind_mw() for a
  * type 1 window), QP B the same request through one of this header's
- * typed one-call posts (mlx4dv_sq_post_send/_inline/_imm/_inv/_write/
- * _read/_cas/_faa/_ud_send/_eth...) or mlx4dv_sq_post_send_wr() for the
+ * typed one-call posts (mlx4dv_sq_write_send/_inline/_imm/_inv/_write/
+ * _read/_cas/_faa/_ud_send/_eth...) or mlx4dv_sq_write_send_wr() for the
  * kinds that have no typed post (bind, local invalidate); B's handle comes
  * from mlx4dv_qp_rings_init(). After every pair both whole SQ rings, WQEs
  * and stamps, must be byte-identical. UD destinations are built by
@@ -259,25 +259,25 @@ static void test_connected_typed(void **state)
 
 			wr.opcode = IBV_WR_SEND;
 			post_a(e, &wr);
-			assert_int_equal(mlx4dv_sq_post_send(sq, sg, (uint32_t)n, flags), 0);
+			assert_int_equal(mlx4dv_sq_write_send(sq, 0, sg, (uint32_t)n, flags), 0);
 			compare_rings(e, "post_send");
 
 			wr.opcode = IBV_WR_SEND_WITH_IMM;
 			wr.imm_data = imm;
 			post_a(e, &wr);
-			assert_int_equal(mlx4dv_sq_post_send_imm(sq, sg, (uint32_t)n, flags, imm), 0);
+			assert_int_equal(mlx4dv_sq_write_send_imm(sq, 0, sg, (uint32_t)n, flags, imm), 0);
 			compare_rings(e, "post_send_imm");
 
 			wr.opcode = IBV_WR_RDMA_WRITE;
 			wr.wr.rdma.remote_addr = raddr;
 			wr.wr.rdma.rkey = rkey;
 			post_a(e, &wr);
-			assert_int_equal(mlx4dv_sq_post_write(sq, sg, (uint32_t)n, raddr, rkey, flags), 0);
+			assert_int_equal(mlx4dv_sq_write_rdma_write(sq, 0, rkey, raddr, sg, (uint32_t)n, flags), 0);
 			compare_rings(e, "post_write");
 
 			wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 			post_a(e, &wr);
-			assert_int_equal(mlx4dv_sq_post_write_imm(sq, sg, (uint32_t)n, raddr, rkey, flags, imm), 0);
+			assert_int_equal(mlx4dv_sq_write_rdma_write_imm(sq, 0, rkey, raddr, sg, (uint32_t)n, flags, imm), 0);
 			compare_rings(e, "post_write_imm");
 
 			if (!rc)
@@ -285,12 +285,12 @@ static void test_connected_typed(void **state)
 			wr.opcode = IBV_WR_SEND_WITH_INV;
 			wr.invalidate_rkey = inv_rkey;
 			post_a(e, &wr);
-			assert_int_equal(mlx4dv_sq_post_send_inv(sq, sg, (uint32_t)n, flags, inv_rkey), 0);
+			assert_int_equal(mlx4dv_sq_write_send_inv(sq, 0, sg, (uint32_t)n, flags, inv_rkey), 0);
 			compare_rings(e, "post_send_inv");
 
 			wr.opcode = IBV_WR_RDMA_READ;
 			post_a(e, &wr);
-			assert_int_equal(mlx4dv_sq_post_read(sq, sg, (uint32_t)n, raddr, rkey, flags), 0);
+			assert_int_equal(mlx4dv_sq_write_rdma_read(sq, 0, rkey, raddr, sg, (uint32_t)n, flags), 0);
 			compare_rings(e, "post_read");
 		}
 	}
@@ -317,25 +317,25 @@ static void test_connected_inline(void **state)
 		wr.send_flags = flags;
 		wr.opcode = IBV_WR_SEND;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_send_inline(sq, data, len, flags), 0);
+		assert_int_equal(mlx4dv_sq_write_send_inline(sq, 0, data, len, flags), 0);
 		compare_rings(e, "post_send_inline");
 
 		wr.opcode = IBV_WR_SEND_WITH_IMM;
 		wr.imm_data = imm;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_send_imm_inline(sq, data, len, flags, imm), 0);
+		assert_int_equal(mlx4dv_sq_write_send_imm_inline(sq, 0, data, len, flags, imm), 0);
 		compare_rings(e, "post_send_imm_inline");
 
 		wr.opcode = IBV_WR_RDMA_WRITE;
 		wr.wr.rdma.remote_addr = raddr;
 		wr.wr.rdma.rkey = rkey;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_write_inline(sq, data, len, raddr, rkey, flags), 0);
+		assert_int_equal(mlx4dv_sq_write_rdma_write_inline(sq, 0, rkey, raddr, data, len, flags), 0);
 		compare_rings(e, "post_write_inline");
 
 		wr.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_write_imm_inline(sq, data, len, raddr, rkey, flags, imm), 0);
+		assert_int_equal(mlx4dv_sq_write_rdma_write_imm_inline(sq, 0, rkey, raddr, data, len, flags, imm), 0);
 		compare_rings(e, "post_write_imm_inline");
 
 		if (g_type != IBV_QPT_RC)
@@ -343,7 +343,7 @@ static void test_connected_inline(void **state)
 		wr.opcode = IBV_WR_SEND_WITH_INV;
 		wr.invalidate_rkey = 0x0badcafe;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_send_inv_inline(sq, data, len, flags, 0x0badcafe), 0);
+		assert_int_equal(mlx4dv_sq_write_send_inv_inline(sq, 0, data, len, flags, 0x0badcafe), 0);
 		compare_rings(e, "post_send_inv_inline");
 	}
 }
@@ -370,16 +370,16 @@ static void test_atomics(void **state)
 		wr.wr.atomic.compare_add = 0x0102030405060708ull;
 		wr.wr.atomic.swap = 0x1112131415161718ull;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_cas(sq, &res, raddr, e->mr->rkey,
-						    0x0102030405060708ull,
-						    0x1112131415161718ull, flags), 0);
+		assert_int_equal(mlx4dv_sq_write_cas(sq, 0, e->mr->rkey, raddr, 0x0102030405060708ull,
+						    0x1112131415161718ull,
+						    &res, flags), 0);
 		compare_rings(e, "post_cas");
 
 		wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 		wr.wr.atomic.compare_add = 0x2122232425262728ull;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_faa(sq, &res, raddr, e->mr->rkey,
-						    0x2122232425262728ull, flags), 0);
+		assert_int_equal(mlx4dv_sq_write_faa(sq, 0, e->mr->rkey, raddr, 0x2122232425262728ull,
+						    &res, flags), 0);
 		compare_rings(e, "post_faa");
 	}
 }
@@ -419,7 +419,7 @@ static void test_bind_and_invalidate(void **state)
 		wr.send_flags = flags;
 		wr.invalidate_rkey = 0x31323334u + (uint32_t)i;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_send_wr(sq, &wr, NULL), 0);
+		assert_int_equal(mlx4dv_sq_write_send_wr(sq, &wr, NULL), 0);
 		compare_rings(e, "local invalidate");
 
 		/* type 2 */
@@ -433,7 +433,7 @@ static void test_bind_and_invalidate(void **state)
 		wr.bind_mw.bind_info.length = 0x5678 + i;
 		wr.bind_mw.bind_info.mw_access_flags = accesses[i];
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_send_wr(sq, &wr, NULL), 0);
+		assert_int_equal(mlx4dv_sq_write_send_wr(sq, &wr, NULL), 0);
 		compare_rings(e, "bind type 2");
 
 		/* type 1, as libmlx4's ibv_bind_mw builds it: the next rkey of
@@ -449,7 +449,7 @@ static void test_bind_and_invalidate(void **state)
 		wr.bind_mw.rkey = ibv_inc_rkey(mw1->rkey);
 		wr.bind_mw.bind_info = mb.bind_info;
 		assert_int_equal(ibv_bind_mw(e->a, mw1, &mb), 0);
-		assert_int_equal(mlx4dv_sq_post_send_wr(sq, &wr, NULL), 0);
+		assert_int_equal(mlx4dv_sq_write_send_wr(sq, &wr, NULL), 0);
 		compare_rings(e, "bind type 1");
 	}
 }
@@ -517,7 +517,7 @@ static void ud_pairs(struct env *e, struct ibv_ah *ah,
 		wr.wr.ud.remote_qpn = qpn;
 		wr.wr.ud.remote_qkey = qkey;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_ud_send(sq, av, qpn, qkey, sg,
+		assert_int_equal(mlx4dv_sq_write_ud_send(sq, 0, av, qpn, qkey, sg,
 							(uint32_t)n, flags), 0);
 		compare_rings(e, what);
 
@@ -527,7 +527,7 @@ static void ud_pairs(struct env *e, struct ibv_ah *ah,
 		if (g == 1 && e->port.link_layer != IBV_LINK_LAYER_ETHERNET)
 			wr.send_flags |= IBV_SEND_IP_CSUM;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_send_wr(sq, &wr, av), 0);
+		assert_int_equal(mlx4dv_sq_write_send_wr(sq, &wr, av), 0);
 		compare_rings(e, what);
 	}
 	for (size_t i = 0; i < sizeof(inline_sizes) / sizeof(inline_sizes[0]); i++) {
@@ -546,7 +546,7 @@ static void ud_pairs(struct env *e, struct ibv_ah *ah,
 		wr.wr.ud.remote_qpn = qpn;
 		wr.wr.ud.remote_qkey = qkey;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_ud_send_inline(sq, av, qpn, qkey,
+		assert_int_equal(mlx4dv_sq_write_ud_send_inline(sq, 0, av, qpn, qkey,
 							       data, len, flags), 0);
 		compare_rings(e, what);
 	}
@@ -618,7 +618,7 @@ static void test_raw(void **state)
 		wr.send_flags = flags;
 		wr.opcode = IBV_WR_SEND;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_eth(sq, sg, (uint32_t)n, flags, 0), 0);
+		assert_int_equal(mlx4dv_sq_write_eth(sq, 0, sg, (uint32_t)n, flags, 0), 0);
 		compare_rings(e, "post_eth");
 	}
 	for (size_t i = 0; i < sizeof(inline_sizes) / sizeof(inline_sizes[0]); i++) {
@@ -634,7 +634,7 @@ static void test_raw(void **state)
 		wr.send_flags = flags;
 		wr.opcode = IBV_WR_SEND;
 		post_a(e, &wr);
-		assert_int_equal(mlx4dv_sq_post_eth_inline(sq, frame, len, flags, 0), 0);
+		assert_int_equal(mlx4dv_sq_write_eth_inline(sq, 0, frame, len, flags, 0), 0);
 		compare_rings(e, "post_eth_inline");
 	}
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Golden bytes of every one-call post and of mlx4dv_sq_post_send_wr(),
+ * Golden bytes of every one-call post and of mlx4dv_sq_write_send_wr(),
  * and their refusals. Each post goes to count 0 of a fresh ring of
  * 128-byte WQEBBs prepared as libmlx4 prepares one (word 0 with the
  * software owner bit, ds 8, a stamp at byte 64); the expected WQE is
@@ -72,7 +72,7 @@ static void test_send_gather_zero_length(void **state)
 
 	(void)state;
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send(&t.sq, sg, 2, IBV_SEND_SIGNALED |
+	assert_int_equal(mlx4dv_sq_write_send(&t.sq, 0, sg, 2, IBV_SEND_SIGNALED |
 					     IBV_SEND_SOLICITED), 0);
 	expect_wqe(p, 1, 1);
 }
@@ -90,7 +90,7 @@ static void test_send_imm_inline(void **state)
 	(void)state;
 	fresh(IBV_QPT_UC);
 	fill_pattern(data, 0, 20);
-	assert_int_equal(mlx4dv_sq_post_send_imm_inline(&t.sq, data, 20, 0,
+	assert_int_equal(mlx4dv_sq_write_send_imm_inline(&t.sq, 0, data, 20, 0,
 			 be32_bytes(1, 2, 3, 4)), 0);
 	expect_wqe(p, 2, 1);
 }
@@ -108,7 +108,7 @@ static void test_send_imm_gather(void **state)
 
 	(void)state;
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send_imm(&t.sq, &sg, 1, IBV_SEND_SOLICITED,
+	assert_int_equal(mlx4dv_sq_write_send_imm(&t.sq, 0, &sg, 1, IBV_SEND_SOLICITED,
 			 be32_bytes(0xca, 0xfe, 0xba, 0xbe)), 0);
 	expect_wqe(p, 1, 1);
 }
@@ -126,7 +126,7 @@ static void test_send_inv(void **state)
 
 	(void)state;
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send_inv(&t.sq, &sg, 1, IBV_SEND_FENCE,
+	assert_int_equal(mlx4dv_sq_write_send_inv(&t.sq, 0, &sg, 1, IBV_SEND_FENCE,
 						 0x12345678), 0);
 	expect_wqe(p, 1, 1);
 }
@@ -150,10 +150,10 @@ static void test_send_inv_inline_and_send_inline(void **state)
 	(void)state;
 	fill_pattern(data, 0, 5);
 	fresh(IBV_QPT_XRC_SEND);
-	assert_int_equal(mlx4dv_sq_post_send_inv_inline(&t.sq, data, 5, 0, 42), 0);
+	assert_int_equal(mlx4dv_sq_write_send_inv_inline(&t.sq, 0, data, 5, 0, 42), 0);
 	expect_wqe(p1, 2, 1);
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send_inline(&t.sq, data, 3, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&t.sq, 0, data, 3, 0), 0);
 	expect_wqe(p2, 2, 1);
 }
 
@@ -172,8 +172,8 @@ static void test_write_gather(void **state)
 
 	(void)state;
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_write(&t.sq, &sg, 1, 0x00007f0000001000ull,
-					      0xbeef, MLX4DV_SEND_STRONG_ORDER), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&t.sq, 0, 0xbeef, 0x00007f0000001000ull, &sg,
+					      1, MLX4DV_SEND_STRONG_ORDER), 0);
 	expect_wqe(p, 1, 1);
 }
 
@@ -190,7 +190,7 @@ static void test_write_imm_zero_bytes(void **state)
 	(void)state;
 	fresh(IBV_QPT_RC);
 	/* no data: no inline header at all */
-	assert_int_equal(mlx4dv_sq_post_write_imm_inline(&t.sq, NULL, 0, 8, 9,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_imm_inline(&t.sq, 0, 9, 8, NULL, 0,
 			 MLX4DV_SEND_FORCE_LOOPBACK, be32_bytes(0, 0, 0, 7)), 0);
 	expect_wqe(p, 1, 1);
 }
@@ -210,7 +210,7 @@ static void test_write_imm_gather(void **state)
 
 	(void)state;
 	fresh(IBV_QPT_UC);
-	assert_int_equal(mlx4dv_sq_post_write_imm(&t.sq, &sg, 1, 0x2000, 6,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_imm(&t.sq, 0, 6, 0x2000, &sg, 1,
 			 IBV_SEND_SIGNALED, be32_bytes(0x11, 0x22, 0x33, 0x44)), 0);
 	expect_wqe(p, 1, 1);
 }
@@ -232,7 +232,7 @@ static void test_read(void **state)
 
 	(void)state;
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_read(&t.sq, sg, 2, 0x12345678, 11,
+	assert_int_equal(mlx4dv_sq_write_rdma_read(&t.sq, 0, 11, 0x12345678, sg, 2,
 					     IBV_SEND_SIGNALED), 0);
 	expect_wqe(p, 1, 1);
 }
@@ -263,12 +263,12 @@ static void test_cas_and_faa(void **state)
 
 	(void)state;
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_cas(&t.sq, &res, 0x4008, 13, 1, 2,
+	assert_int_equal(mlx4dv_sq_write_cas(&t.sq, 0, 13, 0x4008, 1, 2, &res,
 					    IBV_SEND_SIGNALED), 0);
 	expect_wqe(pc, 1, 1);
 	fresh(IBV_QPT_XRC_SEND);
-	assert_int_equal(mlx4dv_sq_post_faa(&t.sq, &res, 0x4010, 13,
-					    0xffffffffffffffffull, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_faa(&t.sq, 0, 13, 0x4010, 0xffffffffffffffffull,
+					    &res, 0), 0);
 	expect_wqe(pf, 2, 1);
 }
 
@@ -282,7 +282,7 @@ static void test_xrc_srqn(void **state)
 
 	(void)state;
 	fresh(IBV_QPT_XRC_SEND);
-	assert_int_equal(mlx4dv_sq_post_send(&t.sq, NULL, 0, IBV_SEND_SIGNALED |
+	assert_int_equal(mlx4dv_sq_write_send(&t.sq, 0, NULL, 0, IBV_SEND_SIGNALED |
 					     MLX4DV_SEND_XRC_SRQN(0xabcdef)), 0);
 	expect_wqe(p, 1, 1);
 }
@@ -321,7 +321,7 @@ static void test_ud_send(void **state)
 	(void)state;
 	fill_av(&av);
 	fresh(IBV_QPT_UD);
-	assert_int_equal(mlx4dv_sq_post_ud_send(&t.sq, &av, 0x200, 0x11111111,
+	assert_int_equal(mlx4dv_sq_write_ud_send(&t.sq, 0, &av, 0x200, 0x11111111,
 						&sg, 1, IBV_SEND_IP_CSUM), 0);
 	expect_wqe(p, 2, 1);
 }
@@ -348,7 +348,7 @@ static void test_ud_send_inline_two_wqebbs(void **state)
 	fill_pattern(data, 0, 70);
 	fresh(IBV_QPT_UD);
 	t.sq.max_inline = 200;
-	assert_int_equal(mlx4dv_sq_post_ud_send_inline(&t.sq, &av, 0x200,
+	assert_int_equal(mlx4dv_sq_write_ud_send_inline(&t.sq, 0, &av, 0x200,
 						       0x11111111, data, 70, 0), 0);
 	expect_wqe(p, 5, 2);
 }
@@ -379,7 +379,7 @@ static void test_eth_gather(void **state)
 	for (i = 0; i < 8; i++)
 		w[24 + i] = (uint8_t)(a >> (56 - 8 * i));
 	fresh(IBV_QPT_RAW_PACKET);
-	assert_int_equal(mlx4dv_sq_post_eth(&t.sq, &sg, 1, IBV_SEND_SIGNALED |
+	assert_int_equal(mlx4dv_sq_write_eth(&t.sq, 0, &sg, 1, IBV_SEND_SIGNALED |
 					    IBV_SEND_IP_CSUM, 0), 0);
 	expect_wqe(p, 1, 1);
 }
@@ -404,7 +404,7 @@ static void test_eth_inline_vlan_tunnel(void **state)
 	(void)state;
 	fill_pattern(frame, 0, 60);
 	fresh(IBV_QPT_RAW_PACKET);
-	assert_int_equal(mlx4dv_sq_post_eth_inline(&t.sq, frame, 60,
+	assert_int_equal(mlx4dv_sq_write_eth_inline(&t.sq, 0, frame, 60,
 			 MLX4DV_SEND_TUNNEL_CSUM | IBV_SEND_IP_CSUM |
 			 MLX4DV_SEND_INS_CVLAN, 0x0123), 0);
 	expect_wqe(p, 4, 1);
@@ -435,7 +435,7 @@ static void test_eth_lso(void **state)
 	lso.header_size = 54;
 	lso.mss = 1448;
 	fresh(IBV_QPT_RAW_PACKET);
-	assert_int_equal(mlx4dv_sq_post_eth_lso(&t.sq, &lso, &sg, 1,
+	assert_int_equal(mlx4dv_sq_write_eth_lso(&t.sq, 0, &lso, &sg, 1,
 			 IBV_SEND_SIGNALED | IBV_SEND_IP_CSUM, 0), 0);
 	expect_wqe(p, 3, 1);
 }
@@ -451,7 +451,7 @@ static void test_eth_lso_big_header(void **state)
 	lso.header_size = 62;
 	lso.mss = 100;
 	fresh(IBV_QPT_RAW_PACKET);
-	assert_int_equal(mlx4dv_sq_post_eth_lso(&t.sq, &lso, NULL, 0, 0, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_eth_lso(&t.sq, 0, &lso, NULL, 0, 0, 0), 0);
 	assert_int_equal(t.mem[0], 0x00);
 	assert_int_equal(t.mem[3], 0x4e);	/* big header bit | LSO */
 	assert_int_equal(t.mem[7], 0x06);	/* 1 + 5 */
@@ -489,7 +489,7 @@ static void test_post_send_wr_local_inv_and_bind(void **state)
 	wr.wr_id = 77;
 	fresh(IBV_QPT_RC);
 	t.sq.wrid = t.wrid;
-	assert_int_equal(mlx4dv_sq_post_send_wr(&t.sq, &wr, NULL), 0);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&t.sq, &wr, NULL), 0);
 	assert_int_equal(t.wrid[0], 77);
 	expect_wqe(pl, 1, 1);
 
@@ -507,7 +507,7 @@ static void test_post_send_wr_local_inv_and_bind(void **state)
 	wr.bind_mw.bind_info.length = 0x1000;
 	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_WRITE;
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send_wr(&t.sq, &wr, NULL), 0);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&t.sq, &wr, NULL), 0);
 	expect_wqe(pb, 1, 1);
 }
 
@@ -519,7 +519,7 @@ static void test_post_send_wr_matches_one_call(void **state)
 
 	(void)state;
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_write_imm(&t.sq, sg, 2, 0xabc0, 3,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_imm(&t.sq, 0, 3, 0xabc0, sg, 2,
 			 IBV_SEND_SIGNALED, be32_bytes(9, 8, 7, 6)), 0);
 	first = (uint8_t *)malloc(t.size);
 	assert_non_null(first);
@@ -536,7 +536,7 @@ static void test_post_send_wr_matches_one_call(void **state)
 	wr.wr.rdma.remote_addr = 0xabc0;
 	wr.wr.rdma.rkey = 3;
 	fresh(IBV_QPT_RC);
-	assert_int_equal(mlx4dv_sq_post_send_wr(&t.sq, &wr, NULL), 0);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&t.sq, &wr, NULL), 0);
 	expect_bytes(t.mem, first, t.size);
 	free(first);
 	free(want);
@@ -562,24 +562,24 @@ static void test_refusals(void **state)
 
 	fresh(IBV_QPT_RC);
 	/* wrong QP type for the operation */
-	expect_refused(mlx4dv_sq_post_ud_send(&t.sq, &av, 1, 1, sg, 1, 0), EINVAL);
-	expect_refused(mlx4dv_sq_post_eth(&t.sq, sg, 1, 0, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_ud_send(&t.sq, 0, &av, 1, 1, sg, 1, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_eth(&t.sq, 0, sg, 1, 0, 0), EINVAL);
 	/* limits: 7 entries > max_gather 6, 89 inline bytes > 88 */
-	expect_refused(mlx4dv_sq_post_send(&t.sq, sg, 7, 0), EINVAL);
-	expect_refused(mlx4dv_sq_post_send(&t.sq, &big, 1, IBV_SEND_INLINE), EINVAL);
-	expect_refused(mlx4dv_sq_post_send_inline(&t.sq, frame, 89, 0), EINVAL);
-	expect_refused(mlx4dv_sq_post_send(&t.sq, NULL, 1, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_send(&t.sq, 0, sg, 7, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_send(&t.sq, 0, &big, 1, IBV_SEND_INLINE), EINVAL);
+	expect_refused(mlx4dv_sq_write_send_inline(&t.sq, 0, frame, 89, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_send(&t.sq, 0, NULL, 1, 0), EINVAL);
 	/* unknown flags; an SRQN outside XRC; VLAN flags outside raw */
-	expect_refused(mlx4dv_sq_post_send(&t.sq, sg, 1, 1u << 20), EINVAL);
-	expect_refused(mlx4dv_sq_post_send(&t.sq, sg, 1, MLX4DV_SEND_XRC_SRQN(5)),
+	expect_refused(mlx4dv_sq_write_send(&t.sq, 0, sg, 1, 1u << 20), EINVAL);
+	expect_refused(mlx4dv_sq_write_send(&t.sq, 0, sg, 1, MLX4DV_SEND_XRC_SRQN(5)),
 		       EINVAL);
-	expect_refused(mlx4dv_sq_post_send(&t.sq, sg, 1, MLX4DV_SEND_INS_CVLAN),
+	expect_refused(mlx4dv_sq_write_send(&t.sq, 0, sg, 1, MLX4DV_SEND_INS_CVLAN),
 		       EINVAL);
 	/* read inline; misaligned or NULL atomic */
-	expect_refused(mlx4dv_sq_post_read(&t.sq, sg, 1, 0, 0, IBV_SEND_INLINE),
+	expect_refused(mlx4dv_sq_write_rdma_read(&t.sq, 0, 0, 0, sg, 1, IBV_SEND_INLINE),
 		       EINVAL);
-	expect_refused(mlx4dv_sq_post_cas(&t.sq, sg, 0x1004, 1, 0, 0, 0), EINVAL);
-	expect_refused(mlx4dv_sq_post_faa(&t.sq, NULL, 0x1000, 1, 0, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_cas(&t.sq, 0, 1, 0x1004, 0, 0, sg, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_faa(&t.sq, 0, 1, 0x1000, 0, NULL, 0), EINVAL);
 	/* a WQE over 63 ds (max_gather raised to let it through) */
 	t.sq.max_gather = 70;
 	{
@@ -588,53 +588,53 @@ static void test_refusals(void **state)
 		for (i = 0; i < 62; i++)
 			many[i] = sg[0];
 		/* ctrl + raddr + 62 = 64 ds */
-		expect_refused(mlx4dv_sq_post_write(&t.sq, many, 62, 0, 0, 0),
+		expect_refused(mlx4dv_sq_write_rdma_write(&t.sq, 0, 0, 0, many, 62, 0),
 			       EINVAL);
 		/* 1 + 62 = 63 ds but 8 WQEBBs > 2 spare */
-		expect_refused(mlx4dv_sq_post_send(&t.sq, many, 62, 0), EINVAL);
+		expect_refused(mlx4dv_sq_write_send(&t.sq, 0, many, 62, 0), EINVAL);
 	}
 	t.sq.max_gather = 6;
 	/* generic: opcode not supported, negative count, UD without dest,
 	 * atomic with two entries, gather entries on LOCAL_INV */
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_TSO;
-	expect_refused(mlx4dv_sq_post_send_wr(&t.sq, &wr, NULL), EINVAL);
+	expect_refused(mlx4dv_sq_write_send_wr(&t.sq, &wr, NULL), EINVAL);
 	wr.opcode = IBV_WR_SEND;
 	wr.num_sge = -1;
-	expect_refused(mlx4dv_sq_post_send_wr(&t.sq, &wr, NULL), EINVAL);
+	expect_refused(mlx4dv_sq_write_send_wr(&t.sq, &wr, NULL), EINVAL);
 	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
 	wr.num_sge = 2;
 	wr.sg_list = sg;
-	expect_refused(mlx4dv_sq_post_send_wr(&t.sq, &wr, NULL), EINVAL);
+	expect_refused(mlx4dv_sq_write_send_wr(&t.sq, &wr, NULL), EINVAL);
 	wr.opcode = IBV_WR_LOCAL_INV;
 	wr.num_sge = 1;
-	expect_refused(mlx4dv_sq_post_send_wr(&t.sq, &wr, NULL), EINVAL);
+	expect_refused(mlx4dv_sq_write_send_wr(&t.sq, &wr, NULL), EINVAL);
 	done_refusals();
 
 	fresh(IBV_QPT_UC);
-	expect_refused(mlx4dv_sq_post_read(&t.sq, sg, 1, 0, 0, 0), EINVAL);
-	expect_refused(mlx4dv_sq_post_send_inv(&t.sq, sg, 1, 0, 1), EINVAL);
-	expect_refused(mlx4dv_sq_post_faa(&t.sq, sg, 0x1000, 1, 1, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_rdma_read(&t.sq, 0, 0, 0, sg, 1, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_send_inv(&t.sq, 0, sg, 1, 0, 1), EINVAL);
+	expect_refused(mlx4dv_sq_write_faa(&t.sq, 0, 1, 0x1000, 1, sg, 0), EINVAL);
 	done_refusals();
 
 	fresh(IBV_QPT_UD);
-	expect_refused(mlx4dv_sq_post_send(&t.sq, sg, 1, 0), EINVAL);
-	expect_refused(mlx4dv_sq_post_ud_send(&t.sq, NULL, 1, 1, sg, 1, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_send(&t.sq, 0, sg, 1, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_ud_send(&t.sq, 0, NULL, 1, 1, sg, 1, 0), EINVAL);
 	memset(&wr, 0, sizeof(wr));
 	wr.opcode = IBV_WR_SEND;
 	wr.sg_list = sg;
 	wr.num_sge = 1;
-	expect_refused(mlx4dv_sq_post_send_wr(&t.sq, &wr, NULL), EINVAL);
+	expect_refused(mlx4dv_sq_write_send_wr(&t.sq, &wr, NULL), EINVAL);
 	wr.opcode = IBV_WR_RDMA_WRITE;
-	expect_refused(mlx4dv_sq_post_send_wr(&t.sq, &wr, &av), EINVAL);
+	expect_refused(mlx4dv_sq_write_send_wr(&t.sq, &wr, &av), EINVAL);
 	done_refusals();
 
 	fresh(IBV_QPT_RAW_PACKET);
-	expect_refused(mlx4dv_sq_post_eth_inline(&t.sq, frame, 5, 0, 0), EINVAL);
-	expect_refused(mlx4dv_sq_post_eth_inline(&t.sq, frame, 14,
+	expect_refused(mlx4dv_sq_write_eth_inline(&t.sq, 0, frame, 5, 0, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_eth_inline(&t.sq, 0, frame, 14,
 			MLX4DV_SEND_INS_CVLAN | MLX4DV_SEND_INS_SVLAN, 1), EINVAL);
-	expect_refused(mlx4dv_sq_post_eth(&t.sq, sg, 0, 0, 0), EINVAL);
-	expect_refused(mlx4dv_sq_post_eth_lso(&t.sq, NULL, sg, 1, 0, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_eth(&t.sq, 0, sg, 0, 0, 0), EINVAL);
+	expect_refused(mlx4dv_sq_write_eth_lso(&t.sq, 0, NULL, sg, 1, 0, 0), EINVAL);
 	done_refusals();
 }
 
@@ -650,7 +650,7 @@ static void test_refused_for_room_keeps_wrid(void **state)
 	fresh(IBV_QPT_RC);
 	t.sq.wrid = t.wrid;
 	for (i = 0; i < 14; i++)
-		assert_int_equal(mlx4dv_sq_post_send(&t.sq, &sg, 1, 0), 0);
+		assert_int_equal(mlx4dv_sq_write_send(&t.sq, 0, &sg, 1, 0), 0);
 	memcpy(want, t.mem, t.size);
 	t.wrid[14] = 0x5a5a;
 	memset(&wr, 0, sizeof(wr));
@@ -658,7 +658,7 @@ static void test_refused_for_room_keeps_wrid(void **state)
 	wr.sg_list = &sg;
 	wr.num_sge = 1;
 	wr.wr_id = 99;
-	assert_int_equal(mlx4dv_sq_post_send_wr(&t.sq, &wr, NULL), ENOMEM);
+	assert_int_equal(mlx4dv_sq_write_send_wr(&t.sq, &wr, NULL), ENOMEM);
 	expect_bytes(t.mem, want, t.size);
 	assert_int_equal(t.wrid[14], 0x5a5a);
 	assert_int_equal(t.sq.head, 14);

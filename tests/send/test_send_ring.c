@@ -122,7 +122,7 @@ static void test_inline_crosses_one_boundary(void **state)
 	fill_pattern(data, 0, sizeof(data));
 	snap(&c, &t);
 	overlay(c.want, c.size, 0, p, sizeof(p) / sizeof(p[0]));
-	assert_int_equal(mlx4dv_sq_post_send_inline(&t.sq, data, 60, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&t.sq, 0, data, 60, 0), 0);
 	check_and_free(&c, &t);
 	assert_int_equal(t.sq.head, 2);
 	test_sq_teardown(&t);
@@ -149,7 +149,7 @@ static void test_inline_ends_on_boundary(void **state)
 	fill_pattern(data, 0, sizeof(data));
 	snap(&c, &t);
 	overlay(c.want, c.size, 0, p, sizeof(p) / sizeof(p[0]));
-	assert_int_equal(mlx4dv_sq_post_send_inline(&t.sq, data, 44,
+	assert_int_equal(mlx4dv_sq_write_send_inline(&t.sq, 0, data, 44,
 						    IBV_SEND_SIGNALED), 0);
 	check_and_free(&c, &t);
 	assert_int_equal(t.sq.head, 1);
@@ -192,8 +192,8 @@ static void test_inline_several_buffers_wrap(void **state)
 	sg[3].addr = (uintptr_t)(src + 60);	sg[3].length = 70; sg[3].lkey = 4;
 	snap(&c, &t);
 	overlay(c.want, c.size, 62 * 64, p, sizeof(p) / sizeof(p[0]));
-	assert_int_equal(mlx4dv_sq_post_write(&t.sq, sg, 4, 0x1122334455667788ull,
-					      0x99aabbcc, IBV_SEND_INLINE |
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&t.sq, 0, 0x99aabbcc, 0x1122334455667788ull, sg,
+					      4, IBV_SEND_INLINE |
 					      IBV_SEND_SIGNALED), 0);
 	check_and_free(&c, &t);
 	assert_int_equal(t.sq.head, 65);
@@ -244,7 +244,7 @@ static void test_data_segs_wrap(void **state)
 	}
 	snap(&c, &t);
 	overlay(c.want, c.size, 63 * 64, p, 2);
-	assert_int_equal(mlx4dv_sq_post_write(&t.sq, sg, 8, 0x1000, 5, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&t.sq, 0, 5, 0x1000, sg, 8, 0), 0);
 	check_and_free(&c, &t);
 	assert_int_equal(t.sq.head, 66);
 	test_sq_teardown(&t);
@@ -256,7 +256,7 @@ static void post_and_complete_small(struct test_sq *t)
 	static const uint8_t b[4] = { 1, 2, 3, 4 };
 	uint32_t at = t->sq.head;
 
-	assert_int_equal(mlx4dv_sq_post_send_inline(&t->sq, b, 4, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&t->sq, 0, b, 4, 0), 0);
 	assert_int_equal(mlx4dv_sq_complete(&t->sq, (uint16_t)at, NULL),
 			 t->sq.head - at);
 }
@@ -277,7 +277,7 @@ static void test_stamp_next_lap(void **state)
 	/* stride 128, 32 WQEBBs, libmlx4's headroom for it: 2048/128 + 1 */
 	test_sq_setup(&t, 32, 7, 17, IBV_QPT_RC, 0, 1);
 	fill_pattern(data, 0, sizeof(data));
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, data, 40, 0x10, 1, 0),
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 1, 0x10, data, 40, 0),
 			 0);
 	/* ctrl, raddr, 28 bytes in chunk 0, header + 12 bytes in chunk 1 */
 	assert_int_equal(t.mem[7], 0x05);
@@ -314,7 +314,7 @@ static void test_stamp_multi_wqebb_wqe(void **state)
 	(void)state;
 	test_sq_setup(&t, 64, 6, 33, IBV_QPT_RC, 0, 1);
 	fill_pattern(src, 0, sizeof(src));
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, src, 130, 0, 1, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 1, 0, src, 130, 0), 0);
 	assert_int_equal(t.sq.head, 3);
 	assert_int_equal(mlx4dv_sq_complete(&t.sq, 0, NULL), 3);
 	memcpy(snap1, t.mem + 64, 64);
@@ -352,7 +352,7 @@ static void test_stamp_multi_wqebb_across_end(void **state)
 	(void)state;
 	test_sq_setup(&t, 64, 6, 33, IBV_QPT_RC, 126, 1);
 	fill_pattern(src, 0, sizeof(src));
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, src, 130, 0, 1, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 1, 0, src, 130, 0), 0);
 	assert_int_equal(t.sq.head, 129);
 	assert_int_equal(t.mem[62 * 64 + 7], 0x0b);	/* ds 11 */
 	assert_int_equal(mlx4dv_sq_complete(&t.sq, 126, NULL), 3);
@@ -379,12 +379,9 @@ static void test_counter_wrap_and_completion(void **state)
 	(void)state;
 	test_sq_setup(&t, 8, 6, 2, IBV_QPT_RC, 0xfffe, 1);
 	t.sq.wrid = t.wrid;
-	mlx4dv_sq_set_wr_id(&t.sq, 100);
-	assert_int_equal(mlx4dv_sq_post_send(&t.sq, &sg, 1, 0), 0);
-	mlx4dv_sq_set_wr_id(&t.sq, 101);
-	assert_int_equal(mlx4dv_sq_post_send(&t.sq, &sg, 1, 0), 0);
-	mlx4dv_sq_set_wr_id(&t.sq, 102);
-	assert_int_equal(mlx4dv_sq_post_send(&t.sq, &sg, 1, IBV_SEND_SIGNALED), 0);
+	assert_int_equal(mlx4dv_sq_write_send(&t.sq, 100, &sg, 1, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send(&t.sq, 101, &sg, 1, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send(&t.sq, 102, &sg, 1, IBV_SEND_SIGNALED), 0);
 	expect_bytes(t.mem + 6 * 64, w_lap1, 4);	/* 0xfffe & 7 = 6 */
 	expect_bytes(t.mem + 7 * 64, w_lap1, 4);
 	expect_bytes(t.mem + 0 * 64, w_lap0, 4);
@@ -417,10 +414,8 @@ static void test_completion_multi_wqebb(void **state)
 	t.sq.wrid = (uint64_t *)calloc(64, sizeof(uint64_t));
 	assert_non_null(t.sq.wrid);
 	fill_pattern(data, 0, sizeof(data));
-	mlx4dv_sq_set_wr_id(&t.sq, 7);
-	assert_int_equal(mlx4dv_sq_post_send_inline(&t.sq, data, 60, 0), 0);
-	mlx4dv_sq_set_wr_id(&t.sq, 8);
-	assert_int_equal(mlx4dv_sq_post_send_inline(&t.sq, data, 4, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&t.sq, 7, data, 60, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&t.sq, 8, data, 4, 0), 0);
 	assert_int_equal(t.sq.head, 0x10001);
 	assert_int_equal(mlx4dv_sq_complete(&t.sq, 0xfffe, &id), 2);
 	assert_int_equal(id, 7);
@@ -471,10 +466,10 @@ static void test_blueflame(void **state)
 	test_sq_enable_bf(&t, 256);
 	fill_pattern(data, 0, sizeof(data));
 	at = t.sq.head;
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, data, 12, 0x10, 0x20,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 0x20, 0x10, data, 12,
 						     IBV_SEND_SIGNALED), 0);
 	assert_true(mlx4dv_sq_bf_eligible(&t.sq, at));
-	assert_int_equal(mlx4dv_sq_post_bf(&t.sq, at), 1);
+	assert_int_equal(mlx4dv_sq_ring_bf(&t.sq, at), 1);
 	expect_bytes(t.mem + 5 * 64, wqe0, 48);		/* 0x12345 & 7 = 5 */
 	expect_bytes(t.mem + 5 * 64 + 48, zero, 16);
 	expect_bytes(t.bf, wqe0, 48);
@@ -483,9 +478,9 @@ static void test_blueflame(void **state)
 	assert_int_equal(t.doorbell_word, 0);
 
 	at = t.sq.head;
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, data, 12, 0x10, 0x20,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 0x20, 0x10, data, 12,
 						     IBV_SEND_SIGNALED), 0);
-	assert_int_equal(mlx4dv_sq_post_bf(&t.sq, at), 1);
+	assert_int_equal(mlx4dv_sq_ring_bf(&t.sq, at), 1);
 	expect_bytes(t.bf + 256, word0_2, 4);
 	expect_bytes(t.bf + 256 + 4, wqe0 + 4, 44);
 	assert_int_equal(t.sq.bf_offset, 0);
@@ -493,12 +488,12 @@ static void test_blueflame(void **state)
 
 	/* two WQEs since the last doorbell: plain doorbell, word 0 unchanged */
 	at = t.sq.head;
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, data, 12, 0x10, 0x20,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 0x20, 0x10, data, 12,
 						     0), 0);
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, data, 12, 0x10, 0x20,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 0x20, 0x10, data, 12,
 						     0), 0);
 	assert_false(mlx4dv_sq_bf_eligible(&t.sq, at));
-	assert_int_equal(mlx4dv_sq_post_bf(&t.sq, at), 0);
+	assert_int_equal(mlx4dv_sq_ring_bf(&t.sq, at), 0);
 	expect_bytes(&t.doorbell_word, db, 4);
 	assert_int_equal(t.mem[((at & 7) * 64) + 1], 0x00);
 	assert_int_equal(t.mem[((at & 7) * 64) + 2], 0x00);
@@ -509,18 +504,18 @@ static void test_blueflame(void **state)
 	t.doorbell_word = 0;
 	t.sq.bf_buf_size = 32;
 	at = t.sq.head;
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, data, 12, 0x10, 0x20,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 0x20, 0x10, data, 12,
 						     0), 0);
-	assert_int_equal(mlx4dv_sq_post_bf(&t.sq, at), 0);
+	assert_int_equal(mlx4dv_sq_ring_bf(&t.sq, at), 0);
 	expect_bytes(&t.doorbell_word, db, 4);
 
 	/* no register */
 	t.doorbell_word = 0;
 	t.sq.bf_reg = NULL;
 	at = t.sq.head;
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, data, 12, 0x10, 0x20,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 0x20, 0x10, data, 12,
 						     0), 0);
-	assert_int_equal(mlx4dv_sq_post_bf(&t.sq, at), 0);
+	assert_int_equal(mlx4dv_sq_ring_bf(&t.sq, at), 0);
 	expect_bytes(&t.doorbell_word, db, 4);
 	test_sq_teardown(&t);
 }
@@ -537,8 +532,8 @@ static void test_blueflame_wrapping_wqe(void **state)
 	test_sq_setup(&t, 64, 6, 33, IBV_QPT_RC, 63, 1);
 	test_sq_enable_bf(&t, 256);
 	fill_pattern(data, 0, sizeof(data));
-	assert_int_equal(mlx4dv_sq_post_send_inline(&t.sq, data, 60, 0), 0);
-	assert_int_equal(mlx4dv_sq_post_bf(&t.sq, 63), 1);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&t.sq, 0, data, 60, 0), 0);
+	assert_int_equal(mlx4dv_sq_ring_bf(&t.sq, 63), 1);
 	expect_bytes(t.bf, word0, 4);
 	expect_bytes(t.bf + 4, word1, 4);
 	expect_bytes(t.bf + 16 + 4, data, 44);
@@ -559,16 +554,16 @@ static void test_full_ring(void **state)
 	(void)state;
 	test_sq_setup(&t, 8, 6, 2, IBV_QPT_RC, 0, 1);
 	for (i = 0; i < 6; i++)
-		assert_int_equal(mlx4dv_sq_post_send(&t.sq, &sg, 1, 0), 0);
+		assert_int_equal(mlx4dv_sq_write_send(&t.sq, 0, &sg, 1, 0), 0);
 	assert_int_equal(mlx4dv_sq_room(&t.sq), 0);
 	snap(&c, &t);
-	assert_int_equal(mlx4dv_sq_post_send(&t.sq, &sg, 1, 0), ENOMEM);
-	assert_int_equal(mlx4dv_sq_post_write_inline(&t.sq, "x", 1, 0, 0, 0),
+	assert_int_equal(mlx4dv_sq_write_send(&t.sq, 0, &sg, 1, 0), ENOMEM);
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&t.sq, 0, 0, 0, "x", 1, 0),
 			 ENOMEM);
 	check_and_free(&c, &t);
 	assert_int_equal(t.sq.head, 6);
 	assert_int_equal(mlx4dv_sq_complete(&t.sq, 2, NULL), 3);
-	assert_int_equal(mlx4dv_sq_post_send(&t.sq, &sg, 1, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send(&t.sq, 0, &sg, 1, 0), 0);
 	test_sq_teardown(&t);
 }
 

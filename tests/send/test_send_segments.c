@@ -395,7 +395,7 @@ static void test_lso_seg(void **state)
 	memcpy(want + 20, hdr, 54);
 	memset(want + 74, 0, 6);
 	assert_int_equal(mlx4dv_wqe_lso_ds(54), 4);
-	assert_int_equal(mlx4dv_sq_write_lso_seg(&t.sq, t.mem + 16, 1448, hdr, 54),
+	assert_int_equal(mlx4dv_sq_set_lso_seg(&t.sq, t.mem + 16, 1448, hdr, 54),
 			 4);
 	expect_bytes(t.mem, want, 80);
 
@@ -406,14 +406,14 @@ static void test_lso_seg(void **state)
 	memcpy(want + 20, hdr, 62);
 	memset(want + 82, 0, 14);	/* padding up to 16 + 80 */
 	assert_int_equal(mlx4dv_wqe_lso_ds(62), 5);
-	assert_int_equal(mlx4dv_sq_write_lso_seg(&t.sq, t.mem + 16, 9000, hdr, 62),
+	assert_int_equal(mlx4dv_sq_set_lso_seg(&t.sq, t.mem + 16, 9000, hdr, 62),
 			 5);
 	expect_bytes(t.mem, want, 96);
 
 	/* an LSO segment that runs past the ring end continues at the start:
 	 * segment at byte 16 of the last WQEBB (offset 464 of 512) */
 	memset(t.mem, FILL, t.size);
-	assert_int_equal(mlx4dv_sq_write_lso_seg(&t.sq, t.mem + 464, 1448, hdr, 54),
+	assert_int_equal(mlx4dv_sq_set_lso_seg(&t.sq, t.mem + 464, 1448, hdr, 54),
 			 4);
 	assert_int_equal(t.mem[464], 0x05);
 	assert_int_equal(t.mem[467], 0x36);

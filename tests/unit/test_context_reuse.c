@@ -115,10 +115,10 @@ static void blueflame_write_works(struct ibv_context *ctx, uint8_t seed)
 		data[i] = (uint8_t)(seed + i);
 	assert_int_equal(ctl.get_counters(&c0), 0);
 	at = r.sq.head;
-	assert_int_equal(mlx4dv_sq_post_write_inline(&r.sq, data, 32,
-						     (uintptr_t)mem + 64, mr->rkey,
+	assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&r.sq, 0, mr->rkey, (uintptr_t)mem + 64,
+						     data, 32,
 						     IBV_SEND_SIGNALED), 0);
-	assert_int_equal(mlx4dv_sq_post_bf(&r.sq, at), 1);
+	assert_int_equal(mlx4dv_sq_ring_bf(&r.sq, at), 1);
 	if (!poll_one(cq, &wc))
 		fail_msg("the BlueFlame write on context %p never completed", (void *)ctx);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);

@@ -75,9 +75,8 @@ static void send_rounds(uint32_t flags)
 			mem[i] = (uint8_t)(r * 31 + i);
 		memset(mem + MSG, 0, MSG);
 		assert_int_equal(mlx4dv_rq_post(&b.rq, 0x1000 + (uint64_t)r, &dst, 1), 0);
-		mlx4dv_sq_set_wr_id(&a.sq, 0x2000 + (uint64_t)r);
-		assert_int_equal(mlx4dv_sq_post_send(&a.sq, &src, 1, IBV_SEND_SIGNALED), 0);
-		used_bf += mlx4dv_sq_post_bf(&a.sq, count);
+		assert_int_equal(mlx4dv_sq_write_send(&a.sq, 0x2000 + (uint64_t)r, &src, 1, IBV_SEND_SIGNALED), 0);
+		used_bf += mlx4dv_sq_ring_bf(&a.sq, count);
 
 		cqe = wait_next(&a.send_cq);
 		assert_non_null(cqe);
@@ -180,7 +179,7 @@ static void srq_receives(void **state)
 			mem[i] = (uint8_t)(r * 13 + i);
 		memset(mem + MSG, 0, MSG);
 		assert_int_equal(mlx4dv_srq_post(&srq_ring, 0x3000 + (uint64_t)r, &dst, 1), 0);
-		assert_int_equal(mlx4dv_sq_post_send(&a.sq, &src, 1, IBV_SEND_SIGNALED), 0);
+		assert_int_equal(mlx4dv_sq_write_send(&a.sq, 0, &src, 1, IBV_SEND_SIGNALED), 0);
 		mlx4dv_sq_ring_doorbell(&a.sq);
 
 		cqe = wait_next(&a.send_cq);

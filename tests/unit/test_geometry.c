@@ -145,8 +145,7 @@ static void run_case(struct unit_dev *d, const struct layout_case *c)
 			mem[i] = (uint8_t)(r * 7 + i);
 		memset(mem + MSG, 0, MSG);
 		assert_int_equal(mlx4dv_rq_post(&rx->rq, 100 + (uint64_t)r, &dst, 1), 0);
-		mlx4dv_sq_set_wr_id(&tx->sq, 200 + (uint64_t)r);
-		assert_int_equal(mlx4dv_sq_post_send(&tx->sq, &src, 1,
+		assert_int_equal(mlx4dv_sq_write_send(&tx->sq, 200 + (uint64_t)r, &src, 1,
 						     IBV_SEND_SIGNALED), 0);
 		mlx4dv_sq_ring_doorbell(&tx->sq);
 

@@ -6,7 +6,7 @@
  * sends completed with mlx4dv_cq_poll_send(); wr_id, byte count, opcode
  * and immediate of every receive, and the payload, as sent. Template
  * batches: an unsignalled batch whose last WQE alone asks for a
- * completion (mlx4dv_sq_batch_post_flags()) completes as one.
+ * completion (mlx4dv_sq_batch_write_flags()) completes as one.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <sched.h>
@@ -94,7 +94,7 @@ static void round_trip(struct pair *p, int r, int on_srq)
 	const struct mlx4_cqe *cqe = NULL;
 	uint64_t wr_id = 0;
 	uint32_t got = 0;
-	int ret = 0;
+	int ret = EAGAIN;
 
 	for (uint32_t i = 0; i < len; i++)
 		p->mem[i] = (uint8_t)(r + i * 3);
@@ -104,33 +104,32 @@ static void round_trip(struct pair *p, int r, int on_srq)
 						 &dst, 1), 0);
 	else
 		assert_int_equal(mlx4dv_rq_post(&p->r.rq, 0x700 + (uint64_t)r, &dst, 1), 0);
-	mlx4dv_sq_set_wr_id(&p->t.sq, 0x800 + (uint64_t)r);
 	if (r & 1)
-		assert_int_equal(mlx4dv_sq_post_send_imm(&p->t.sq, &src, 1,
+		assert_int_equal(mlx4dv_sq_write_send_imm(&p->t.sq, 0x800 + (uint64_t)r, &src, 1,
 						IBV_SEND_SIGNALED, imm), 0);
 	else
-		assert_int_equal(mlx4dv_sq_post_send(&p->t.sq, &src, 1,
+		assert_int_equal(mlx4dv_sq_write_send(&p->t.sq, 0x800 + (uint64_t)r, &src, 1,
 						     IBV_SEND_SIGNALED), 0);
 	mlx4dv_sq_ring_doorbell(&p->t.sq);
 
-	for (long n = 0; n < SPIN_LIMIT && !ret; n++) {
+	for (long n = 0; n < SPIN_LIMIT && ret == EAGAIN; n++) {
 		ret = mlx4dv_cq_poll_send(&p->t.send_cq, &p->t.sq, &wr_id);
-		if (!ret)
+		if (ret == EAGAIN)
 			sched_yield();
 	}
-	assert_int_equal(ret, 1);
+	assert_int_equal(ret, 0);
 	assert_int_equal(wr_id, 0x800 + (uint64_t)r);
 	mlx4dv_cq_update_ci(&p->t.send_cq);
 
-	ret = 0;
-	for (long n = 0; n < SPIN_LIMIT && !ret; n++) {
+	ret = EAGAIN;
+	for (long n = 0; n < SPIN_LIMIT && ret == EAGAIN; n++) {
 		ret = on_srq ? mlx4dv_cq_poll_srq_recv(&p->r.recv_cq, &p->srq_ring,
 						       &wr_id, &got, &cqe) :
 			mlx4dv_cq_poll_recv(&p->r.recv_cq, &p->r.rq, &wr_id, &got, &cqe);
-		if (!ret)
+		if (ret == EAGAIN)
 			sched_yield();
 	}
-	assert_int_equal(ret, 1);
+	assert_int_equal(ret, 0);
 	assert_int_equal(wr_id, 0x700 + (uint64_t)r);
 	assert_int_equal(got, len);
 	assert_int_equal(mlx4dv_cqe_qpn(cqe), p->rx->qp_num);
@@ -144,7 +143,7 @@ static void round_trip(struct pair *p, int r, int on_srq)
 	assert_memory_equal(p->mem, p->mem + 2048, len);
 	/* nothing more: the next take finds the CQ empty */
 	assert_int_equal(mlx4dv_cq_poll_recv(&p->r.recv_cq, &p->r.rq, &wr_id, &got,
-					     &cqe), 0);
+					     &cqe), EAGAIN);
 }
 
 static void rq_takes(void **state)
@@ -176,7 +175,7 @@ static void rq_error_is_not_taken(void **state)
 	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
 	struct ibv_sge dst;
 	struct pair p;
-	int ret = 0;
+	int ret = EAGAIN;
 
 	(void)state;
 	pair_open(&p, 0);
@@ -185,12 +184,12 @@ static void rq_error_is_not_taken(void **state)
 	dst.lkey = p.mr->lkey;
 	assert_int_equal(mlx4dv_rq_post(&p.r.rq, 5, &dst, 1), 0);
 	assert_int_equal(ibv_modify_qp(p.rx, &attr, IBV_QP_STATE), 0);
-	for (long n = 0; n < SPIN_LIMIT && !ret; n++) {
+	for (long n = 0; n < SPIN_LIMIT && ret == EAGAIN; n++) {
 		ret = mlx4dv_cq_poll_recv(&p.r.recv_cq, &p.r.rq, NULL, NULL, NULL);
-		if (!ret)
+		if (ret == EAGAIN)
 			sched_yield();
 	}
-	assert_int_equal(ret, -EIO);
+	assert_int_equal(ret, EIO);
 	assert_int_equal(p.r.rq.tail, 0);
 	assert_non_null(mlx4dv_cq_peek(&p.r.recv_cq));
 	pair_close(&p);
@@ -207,7 +206,7 @@ static void batch_signals_last_wqe(void **state)
 	uint8_t *remote;
 	uint64_t wr_id = 0;
 	struct pair p;
-	int ret = 0;
+	int ret = EAGAIN;
 
 	(void)state;
 	pair_open(&p, 0);
@@ -219,26 +218,26 @@ static void batch_signals_last_wqe(void **state)
 	for (int i = 0; i < N * LEN; i++)
 		p.mem[i] = (uint8_t)(i * 5 + 1);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &p.t.sq,
-		IBV_WR_RDMA_WRITE, p.mr->lkey, LEN, rmr->rkey, 0, 0), 0);
+		IBV_WR_RDMA_WRITE, rmr->rkey, p.mr->lkey, LEN, 0, 0), 0);
 	assert_int_equal(mlx4dv_sq_batch_begin(&p.t.sq, &b, &tp, N), 0);
 	for (int i = 0; i < N; i++)
-		assert_int_equal(mlx4dv_sq_batch_post_flags(&b,
-			(uintptr_t)(p.mem + i * LEN), (uintptr_t)(remote + i * LEN),
-			0x900 + (uint64_t)i, i == N - 1 ? IBV_SEND_SIGNALED : 0), 0);
+		assert_int_equal(mlx4dv_sq_batch_write_flags(&b,
+			0x900 + (uint64_t)i, (uintptr_t)(remote + i * LEN),
+			(uintptr_t)(p.mem + i * LEN), i == N - 1 ? IBV_SEND_SIGNALED : 0), 0);
 	assert_int_equal(mlx4dv_sq_batch_end(&p.t.sq, &b), N);
 	mlx4dv_sq_ring_doorbell(&p.t.sq);
-	for (long n = 0; n < SPIN_LIMIT && !ret; n++) {
+	for (long n = 0; n < SPIN_LIMIT && ret == EAGAIN; n++) {
 		ret = mlx4dv_cq_poll_send(&p.t.send_cq, &p.t.sq, &wr_id);
-		if (!ret)
+		if (ret == EAGAIN)
 			sched_yield();
 	}
-	assert_int_equal(ret, 1);
+	assert_int_equal(ret, 0);
 	assert_int_equal(wr_id, 0x900 + N - 1);
 	assert_int_equal(p.t.sq.tail, p.t.sq.head);
 	mlx4dv_cq_update_ci(&p.t.send_cq);
 	assert_memory_equal(remote, p.mem, N * LEN);
 	/* one CQE only */
-	assert_int_equal(mlx4dv_cq_poll_send(&p.t.send_cq, &p.t.sq, &wr_id), 0);
+	assert_int_equal(mlx4dv_cq_poll_send(&p.t.send_cq, &p.t.sq, &wr_id), EAGAIN);
 	assert_int_equal(ibv_dereg_mr(rmr), 0);
 	free(remote);
 	pair_close(&p);

@@ -64,11 +64,11 @@ static int post(struct limit_ring *r, const struct ibv_sge *sg, uint32_t n,
 {
 	switch (r->sq.qp_type) {
 	case IBV_QPT_UD:
-		return mlx4dv_sq_post_ud_send(&r->sq, &ud_dest, 1, 2, sg, n, flags);
+		return mlx4dv_sq_write_ud_send(&r->sq, 0, &ud_dest, 1, 2, sg, n, flags);
 	case IBV_QPT_RAW_PACKET:
-		return mlx4dv_sq_post_eth(&r->sq, sg, n, flags, 0);
+		return mlx4dv_sq_write_eth(&r->sq, 0, sg, n, flags, 0);
 	default:
-		return mlx4dv_sq_post_send(&r->sq, sg, n, flags);
+		return mlx4dv_sq_write_send(&r->sq, 0, sg, n, flags);
 	}
 }
 
@@ -165,10 +165,10 @@ static void test_max_inline_one_buffer(void **state)
 		max = r.sq.max_inline;
 		memcpy(r.snap, r.mem, RING_BYTES);
 		head = r.sq.head;
-		assert_refused(&r, mlx4dv_sq_post_write_inline(&r.sq, payload,
-			max + 1, 0x1000, 9, 0), head);
-		assert_int_equal(mlx4dv_sq_post_write_inline(&r.sq, payload, max,
-							     0x1000, 9, 0), 0);
+		assert_refused(&r, mlx4dv_sq_write_rdma_write_inline(&r.sq, 0, 9,
+			0x1000, payload, max + 1, 0), head);
+		assert_int_equal(mlx4dv_sq_write_rdma_write_inline(&r.sq, 0, 9, 0x1000,
+							     payload, max, 0), 0);
 		ring_close(&r);
 	}
 }
