@@ -26,7 +26,6 @@ int mlx4dv_cq_ring_init(struct mlx4dv_cq_ring *cq, struct ibv_cq *ibcq,
 {
 	struct mlx4dv_cq_ring ring;
 	struct mlx4dv_cq dv;
-	struct mlx4dv_obj obj;
 	int ret;
 
 	if (!cq || !ibcq || flags)
@@ -35,12 +34,7 @@ int mlx4dv_cq_ring_init(struct mlx4dv_cq_ring *cq, struct ibv_cq *ibcq,
 	if (ret)
 		return ret;
 
-	memset(&dv, 0, sizeof(dv));
-	memset(&obj, 0, sizeof(obj));
-	dv.comp_mask = MLX4DV_CQ_MASK_UAR;	/* an input: ask for the UAR */
-	obj.cq.in = ibcq;
-	obj.cq.out = &dv;
-	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_CQ);
+	ret = mlx4dv_priv_raw_cq(ibcq, &dv);
 	if (ret)
 		return ret;
 	ret = mlx4dv_priv_cq_layout_check(&dv);

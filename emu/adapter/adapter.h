@@ -180,6 +180,8 @@ struct emu_wqn_range {
 	uint32_t refcount;	/* WQs alive; base + refcount is the next */
 };
 
+struct emu_rc_conn;
+
 struct emu_path {
 	uint8_t dgid[16];
 	uint32_t flow_label;
@@ -253,6 +255,9 @@ struct emu_qp {
 	uint32_t nodb_pc;
 	uint64_t nodb_since_ns;
 	bool nodb_reported;
+	/* RC/UC state of a QP whose path leads to another adapter (owned
+	 * by the transport; NULL otherwise) */
+	struct emu_rc_conn *conn;
 };
 
 struct emu_counters_raw {

@@ -9,6 +9,7 @@
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
+#include "adapter/remote.h"
 #include "adapter/xrc.h"
 
 bool emu_pd_in_use(uint32_t pdn)
@@ -58,6 +59,7 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
 		    emu_dev.qp_tab[i]->ctx == ctx) {
 			emu_mcast_detach_all(i);
+			emu_remote_qp_destroyed(emu_dev.qp_tab[i]);
 			emu_dev.qp_tab[i]->used = false;
 		}
 	for (unsigned i = 0; i < EMU_MAX_IND_TBL; i++)

@@ -320,6 +320,88 @@ bad:
 	return -1;
 }
 
+/* A share of frames: a percentage 0..100 (fractions allowed, an optional
+ * '%' after it), in parts per million. */
+static int parse_share(const char *s, const char **end, uint32_t *ppm)
+{
+	char *e;
+	double pct = strtod(s, &e);
+
+	if (e == s || !(pct >= 0.0 && pct <= 100.0))
+		return -1;
+	if (*e == '%')
+		e++;
+	*ppm = (uint32_t)(pct * 10000.0 + 0.5);
+	*end = e;
+	return 0;
+}
+
+/* "PCT" (drop, dup), "PCT[:USEC]" (reorder) or "USEC[:PCT]" (delay). */
+static int parse_wire_fault(const char *name, bool usec_first, uint32_t def_second,
+			    uint32_t *ppm, uint32_t *us)
+{
+	const char *v = getenv(name), *e = NULL;
+	unsigned long t;
+	char *te;
+
+	*ppm = 0;
+	if (us)
+		*us = def_second;
+	if (!v || !*v)
+		return 0;
+	if (usec_first) {
+		t = strtoul(v, &te, 10);
+		if (te == v || t > 10000000ul)
+			goto bad;
+		*us = (uint32_t)t;
+		*ppm = 1000000;
+		if (*te == ':' && parse_share(te + 1, &e, ppm) == 0 && !*e)
+			return 0;
+		if (!*te)
+			return 0;
+		goto bad;
+	}
+	if (parse_share(v, &e, ppm))
+		goto bad;
+	if (!*e)
+		return 0;
+	if (us && *e == ':') {
+		t = strtoul(e + 1, &te, 10);
+		if (te != e + 1 && !*te && t >= 1 && t <= 10000000ul) {
+			*us = (uint32_t)t;
+			return 0;
+		}
+	}
+bad:
+	fprintf(stderr, "mlx4emu: %s=%s: expected %s\n", name, v,
+		usec_first ? "USEC[:PCT] (USEC <= 10000000, PCT 0..100)" :
+		us ? "PCT[:USEC] (PCT 0..100, USEC 1..10000000)" : "PCT (0..100)");
+	return -1;
+}
+
+static int parse_wire_faults(void)
+{
+	const char *seed = getenv("MLX4EMU_WIRE_SEED");
+	char *end;
+	int err = 0;
+
+	err |= parse_wire_fault("MLX4EMU_WIRE_DROP", false, 0, &emu_cfg.wire_drop_ppm, NULL);
+	err |= parse_wire_fault("MLX4EMU_WIRE_DUP", false, 0, &emu_cfg.wire_dup_ppm, NULL);
+	err |= parse_wire_fault("MLX4EMU_WIRE_REORDER", false, 1000,
+				&emu_cfg.wire_reorder_ppm, &emu_cfg.wire_reorder_us);
+	err |= parse_wire_fault("MLX4EMU_WIRE_DELAY", true, 0, &emu_cfg.wire_delay_ppm,
+				&emu_cfg.wire_delay_us);
+	emu_cfg.wire_seed = 1;
+	if (seed && *seed) {
+		emu_cfg.wire_seed = strtoull(seed, &end, 0);
+		if (*end || *seed == '-') {
+			fprintf(stderr, "mlx4emu: MLX4EMU_WIRE_SEED=%s is not a number\n", seed);
+			err = -1;
+		}
+	}
+	return err;
+}
+
 int emu_config_load(void)
 {
 	unsigned long x;
@@ -385,6 +467,7 @@ int emu_config_load(void)
 	emu_cfg.pcap = getenv("MLX4EMU_PCAP");
 	if (emu_cfg.pcap && !*emu_cfg.pcap)
 		emu_cfg.pcap = NULL;
+	err |= parse_wire_faults();
 	err |= parse_fault("MLX4EMU_FAULT_CQE", &emu_cfg.fault_cqe_n,
 			   &emu_cfg.fault_cqe_syndrome, &emu_cfg.fault_cqe_qpn, true);
 	err |= parse_fault("MLX4EMU_FAULT_QP_ERR", &emu_cfg.fault_err_n, &dummy,

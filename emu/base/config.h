@@ -35,6 +35,15 @@ struct emu_config {
 	 * (exact), false = owner bits and BlueFlame buffers polled */
 	bool doorbell_trap;
 	const char *pcap;		/* MLX4EMU_PCAP: capture file, or NULL */
+	/* faults on the wire, applied to frames sent to other adapters;
+	 * shares in parts per million (1000000 = every frame) */
+	uint32_t wire_drop_ppm;		/* MLX4EMU_WIRE_DROP */
+	uint32_t wire_dup_ppm;		/* MLX4EMU_WIRE_DUP */
+	uint32_t wire_reorder_ppm;	/* MLX4EMU_WIRE_REORDER=PCT[:USEC] */
+	uint32_t wire_reorder_us;	/* longest wait for the next frame */
+	uint32_t wire_delay_ppm;	/* MLX4EMU_WIRE_DELAY=USEC[:PCT] */
+	uint32_t wire_delay_us;
+	uint64_t wire_seed;		/* MLX4EMU_WIRE_SEED */
 	/* fault injection (0 = off) */
 	uint64_t fault_cqe_n;
 	uint8_t fault_cqe_syndrome;

@@ -16,6 +16,7 @@
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
+#include "adapter/remote.h"
 #include "cmd/qp_state.h"
 #include "cmd/sizes.h"
 #include "adapter/doorbell.h"
@@ -482,6 +483,7 @@ static int modify_qp(struct emu_cmd *c, const struct ib_uverbs_modify_qp *m)
 	/* WQEs whose doorbell came while the QP was not in RTS run now (IB
 	 * spec 10.3.1: queued in INIT/RTR/SQD, processed from RTS); error
 	 * states are polled (flushes) from here on */
+	emu_remote_qp_modified(qp, cur, next);
 	if (next != cur)
 		emu_rebuild_active_qps();
 	if (next == EMU_QPS_RESET)
@@ -568,6 +570,7 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 	emu_flow_remove_qp(qp->qpn);
 	/* uverbs detaches a QP's groups before it destroys it */
 	emu_mcast_detach_all(qp->qpn);
+	emu_remote_qp_destroyed(qp);
 	qp->used = false;
 	emu_db_set_qp_owner(qp->qpn, -1);
 	emu_rebuild_active_qps();

@@ -45,7 +45,9 @@
 #include "os/sysfs_pci.h"
 #include "transport/transport.h"
 #include "wire/capture.h"
+#include "wire/faults.h"
 #include "wire/identity.h"
+#include "wire/link.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -478,6 +480,7 @@ static void emu_start(void)
 		fprintf(stderr, "mlx4emu: bad configuration, device disabled\n");
 		return;
 	}
+	emu_faults_init();
 	emu_attributes_apply_defaults();
 	if (emu_identity_claim()) {
 		fprintf(stderr, "mlx4emu: no address for the adapter, device disabled\n");
@@ -517,9 +520,16 @@ __attribute__((destructor)) static void emu_fini(void)
 	/* a forked child must not remove its parent's tree */
 	int saved = errno;
 
-	if (sysfs_owner == getpid())
+	if (sysfs_owner == getpid()) {
 		emu_sysfs_remove();
+		/* frames the faults still hold were in flight: they arrive */
+		pthread_mutex_lock(&emu_dev.lock);
+		emu_link_release_held(UINT64_MAX);
+		pthread_mutex_unlock(&emu_dev.lock);
+	}
 	emu_identity_release();
 	emu_capture_close();
+	if (sysfs_owner == getpid())
+		emu_faults_report();
 	errno = saved;
 }

@@ -8,8 +8,11 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
+#include "base/trace.h"
 #include "wire/capture.h"
+#include "wire/faults.h"
 #include "wire/icrc.h"
 #include "wire/identity.h"
 #include "wire/roce.h"
@@ -26,6 +29,14 @@ struct tx_slot {
 
 static struct tx_slot tx[BATCH];
 static unsigned ntx;
+
+static uint64_t emu_link_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static uint8_t rx_buf[BATCH][EMU_LINK_MAX_PACKET + 64];
 static atomic_uint_fast64_t rx_dropped;
@@ -44,6 +55,87 @@ static size_t seal(uint8_t *pkt, size_t len, uint32_t src, uint32_t dst)
 	return len + EMU_ICRC_BYTES;
 }
 
+/* The slot the next packet is built in (flushes a full queue first). */
+static struct tx_slot *tx_next(void)
+{
+	if (ntx == BATCH)
+		emu_link_flush();
+	return &tx[ntx];
+}
+
+/* Puts the packet built in tx[ntx] on the wire's queue: from here on it
+ * is sent, and the capture shows it as it leaves. */
+static void tx_commit(unsigned port, uint32_t dst)
+{
+	struct tx_slot *s = &tx[ntx++];
+
+	s->port = port;
+	s->to = (struct sockaddr_in){
+		.sin_family = AF_INET,
+		.sin_port = htons(EMU_ROCE_UDP_PORT),
+		.sin_addr.s_addr = htonl(dst),
+	};
+	emu_capture_packet(emu_port_addr(port), dst, s->buf, s->len);
+}
+
+/* A sealed packet the fault stage hands back, `copies` times. */
+static void tx_push(unsigned port, uint32_t dst, const uint8_t *pkt, size_t len,
+		    unsigned copies)
+{
+	while (copies--) {
+		struct tx_slot *s = tx_next();
+
+		/* a frame sent in order for want of room to hold it is
+		 * already where the next frame is built */
+		if (s->buf != pkt)
+			memcpy(s->buf, pkt, len);
+		s->len = len;
+		tx_commit(port, dst);
+	}
+}
+
+static const char *const fate_names[] = {
+	[EMU_HOLD_NONE] = "duplicated",
+	[EMU_HOLD_DELAY] = "delayed",
+	[EMU_HOLD_REORDER] = "held for reordering",
+};
+
+/* With --debug: one line per fault, naming the packet. */
+static void trace_fate(const struct emu_fate *f, unsigned port, uint32_t dst,
+		       const uint8_t *pkt)
+{
+	struct emu_bth bth;
+
+	if (!emu_cfg.debug || (!f->drop && f->copies == 1 && f->hold == EMU_HOLD_NONE))
+		return;
+	emu_bth_get(pkt, &bth);
+	EMU_TRACE("wire: port %u to %u.%u.%u.%u: opcode 0x%02x QPN 0x%06x PSN 0x%06x %s%s%s",
+		  port, dst >> 24, (dst >> 16) & 0xff, (dst >> 8) & 0xff, dst & 0xff,
+		  bth.opcode, bth.dest_qpn, bth.psn,
+		  f->drop ? "dropped" : f->copies > 1 ? "duplicated" : fate_names[f->hold],
+		  f->copies > 1 && f->hold ? " and " : "",
+		  f->copies > 1 && f->hold ? fate_names[f->hold] : "");
+}
+
+/* Applies the configured faults to the packet built in tx[ntx]. */
+static void fault_stage(unsigned port, uint32_t dst)
+{
+	struct emu_fate f = emu_faults_decide(port);
+	struct tx_slot *s = &tx[ntx];
+
+	trace_fate(&f, port, dst, s->buf);
+	if (f.drop)
+		return;
+	if (f.hold != EMU_HOLD_NONE) {
+		emu_faults_hold(&f, port, dst, s->buf, s->len, emu_link_now_ns(), tx_push);
+		return;
+	}
+	tx_commit(port, dst);
+	if (f.copies > 1)
+		tx_push(port, dst, tx[ntx - 1].buf, tx[ntx - 1].len, f.copies - 1);
+	emu_faults_release_after(port, dst, tx_push);
+}
+
 int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_len,
 		   const struct iovec *iov, int iovcnt)
 {
@@ -54,9 +146,7 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
 		pay += iov[i].iov_len;
 	if (pay > MAX_PAYLOAD || hdr_len > EMU_ROCE_HDR_MAX)
 		return EMSGSIZE;
-	if (ntx == BATCH)
-		emu_link_flush();
-	s = &tx[ntx++];
+	s = tx_next();
 	memcpy(s->buf, hdr, hdr_len);
 	for (int i = 0; i < iovcnt; i++) {
 		memcpy(s->buf + n, iov[i].iov_base, iov[i].iov_len);
@@ -67,14 +157,25 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
 		pay++;
 	}
 	s->len = seal(s->buf, n, emu_port_addr(port), dst);
-	s->port = port;
-	s->to = (struct sockaddr_in){
-		.sin_family = AF_INET,
-		.sin_port = htons(EMU_ROCE_UDP_PORT),
-		.sin_addr.s_addr = htonl(dst),
-	};
-	emu_capture_packet(emu_port_addr(port), dst, s->buf, s->len);
+	if (emu_faults_on)
+		fault_stage(port, dst);
+	else
+		tx_commit(port, dst);
 	return 0;
+}
+
+int emu_link_release_held(uint64_t now_ns)
+{
+	int n = (int)emu_faults_release_due(now_ns, tx_push);
+
+	if (n)
+		emu_link_flush();
+	return n;
+}
+
+uint64_t emu_link_next_held(void)
+{
+	return emu_faults_next_due();
 }
 
 /* Sends tx[first, first + n), all from one port. */

@@ -33,6 +33,14 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
  * congested or broken link would). */
 int emu_link_flush(void);
 
+/*
+ * Frames held by the faults on the wire (wire/faults.h): sends those whose
+ * time has come (now_ns: CLOCK_MONOTONIC) and returns how many; the time
+ * the next one is due, UINT64_MAX when none is held.
+ */
+int emu_link_release_held(uint64_t now_ns);
+uint64_t emu_link_next_held(void);
+
 /* One received packet: BTH to the end of the payload (pad included). */
 struct emu_rx {
 	uint32_t src;		/* sender's address, host order */

@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "options.h"
 
+#include "exchange.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -33,17 +35,40 @@ static bool parse_ulong(const char *arg, unsigned long min, unsigned long max,
 	return true;
 }
 
+int ex_parse_main(const struct ex_program *prog, int argc, char **argv,
+		  struct ex_options *opts)
+{
+	switch (ex_parse_options(prog, argc, argv, opts)) {
+	case EX_PARSE_HELP:
+		return 0;
+	case EX_PARSE_ERROR:
+		return 2;
+	case EX_PARSE_RUN:
+		break;
+	}
+	return EX_MAIN_RUN;
+}
+
 void ex_print_usage(const struct ex_program *prog)
 {
 	unsigned x = prog->extras;
 
-	printf("Usage: %s [options]\n%s\n\nOptions:\n", prog->name, prog->summary);
+	if (x & EX_OPT_PEER)
+		printf("Usage: %s [options]            both endpoints in this process\n"
+		       "       %s [options] -p PORT    server: waits for a client on TCP PORT\n"
+		       "       %s [options] HOST       client of the server on HOST\n%s\n\nOptions:\n",
+		       prog->name, prog->name, prog->name, prog->summary);
+	else
+		printf("Usage: %s [options]\n%s\n\nOptions:\n", prog->name, prog->summary);
 	printf("  -d, --ib-dev=DEV       use device DEV (default: the first mlx4 device)\n");
 	printf("  -i, --ib-port=PORT     use port PORT of the device (default 1)\n");
 	printf("  -s, --size=SIZE        message size in bytes (default %zu, %zu..%zu)\n",
 	       prog->default_size, prog->min_size, prog->max_size);
 	printf("  -n, --iters=ITERS      iterations (default %u)\n", prog->default_iters);
 	printf("  -g, --gid-idx=INDEX    source GID index; adds a GRH (default: only on Ethernet, index 0)\n");
+	if (x & EX_OPT_PEER)
+		printf("  -p, --port=PORT        TCP port of the two-process exchange (default %u)\n",
+		       EX_DEFAULT_TCP_PORT);
 	if (x & EX_OPT_RX_DEPTH)
 		printf("  -r, --rx-depth=DEPTH   receive WQEs kept posted (default %u)\n",
 		       prog->default_rx_depth);
@@ -78,6 +103,7 @@ static void set_defaults(const struct ex_program *prog, struct ex_options *opts)
 	opts->batch = prog->default_batch ? prog->default_batch : 1;
 	opts->rx_depth = prog->default_rx_depth;
 	opts->vlan = -1;
+	opts->tcp_port = EX_DEFAULT_TCP_PORT;
 }
 
 static enum ex_parse_result bad_value(const struct ex_program *prog,
@@ -106,6 +132,7 @@ enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 		{ "verbs",	  no_argument,	     NULL, LONG_VERBS },
 		{ "vlan",	  required_argument, NULL, LONG_VLAN },
 		{ "masked",	  no_argument,	     NULL, LONG_MASKED },
+		{ "port",	  required_argument, NULL, 'p' },
 		{ "help",	  no_argument,	     NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -115,7 +142,7 @@ enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 	set_defaults(prog, opts);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":d:i:s:n:g:r:eb:Ih", longopts,
+	while ((c = getopt_long(argc, argv, ":d:i:s:n:g:r:eb:Ip:h", longopts,
 				NULL)) != -1) {
 		unsigned needs = 0;
 
@@ -129,6 +156,7 @@ enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 		case LONG_VERBS: needs = EX_OPT_VERBS; break;
 		case LONG_VLAN: needs = EX_OPT_VLAN; break;
 		case LONG_MASKED: needs = EX_OPT_MASKED; break;
+		case 'p': needs = EX_OPT_PEER; break;
 		default: break;
 		}
 		if (needs && !(prog->extras & needs)) {
@@ -196,6 +224,12 @@ enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 		case LONG_MASKED:
 			opts->masked = true;
 			break;
+		case 'p':
+			if (!parse_ulong(optarg, 1, 65535, &v))
+				return bad_value(prog, "TCP port", optarg);
+			opts->tcp_port = (uint16_t)v;
+			opts->two_process = true;
+			break;
 		case 'h':
 			ex_print_usage(prog);
 			return EX_PARSE_HELP;
@@ -208,6 +242,10 @@ enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 				prog->name, argv[optind - 1]);
 			return EX_PARSE_ERROR;
 		}
+	}
+	if (optind < argc && (prog->extras & EX_OPT_PEER)) {
+		opts->host = argv[optind++];
+		opts->two_process = true;
 	}
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n",

@@ -2,7 +2,8 @@
 /*
  * Command-line options shared by the example programs, with the letters of
  * rdma-core's ibv_*_pingpong programs: -d device, -i port, -s size,
- * -n iterations, -g GID index, plus per-program extras.
+ * -n iterations, -g GID index, -p TCP port and a HOST argument for two
+ * processes, plus per-program extras.
  */
 #ifndef MLX4DV_EXAMPLE_OPTIONS_H
 #define MLX4DV_EXAMPLE_OPTIONS_H
@@ -22,6 +23,7 @@ enum ex_option_extras {
 	EX_OPT_RX_DEPTH		= 1 << 6,	/* -r, --rx-depth N */
 	EX_OPT_VLAN		= 1 << 7,	/* --vlan ID */
 	EX_OPT_MASKED		= 1 << 8,	/* --masked */
+	EX_OPT_PEER		= 1 << 9,	/* -p PORT, [HOST]: two processes */
 };
 
 /* What a program is and which options it takes. */
@@ -53,6 +55,12 @@ struct ex_options {
 	unsigned	rx_depth;
 	int		vlan;		/* -1: no VLAN tag */
 	bool		masked;
+	/* two processes (EX_OPT_PEER): -p PORT alone makes the server, a
+	 * HOST argument the client (port 18515 unless -p gives one);
+	 * neither: both endpoints in this process */
+	bool		two_process;
+	const char	*host;		/* NULL: server (or one process) */
+	uint16_t	tcp_port;
 };
 
 /* Outcome of ex_parse_options(). */
@@ -64,6 +72,14 @@ enum ex_parse_result {
 
 enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 				      char **argv, struct ex_options *opts);
+
+/* What ex_parse_main() returns when the program is to run. */
+#define EX_MAIN_RUN (-1)
+
+/* ex_parse_options() as main() uses it: EX_MAIN_RUN, or the status main()
+ * returns (0 after --help, 2 after a usage message). */
+int ex_parse_main(const struct ex_program *prog, int argc, char **argv,
+		  struct ex_options *opts);
 
 /* Prints the usage text of prog to stdout. */
 void ex_print_usage(const struct ex_program *prog);

@@ -2,19 +2,22 @@
 /*
  * The example programs' shared code that needs no device: the endpoint
  * description's wire format (golden bytes worked out by hand from the
- * documented layout), nearest-rank percentiles, payload patterns and
- * option parsing.
+ * documented layout), nearest-rank percentiles, payload patterns, option
+ * parsing and the two-process exchange (over loopback TCP).
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "endpoint_info.h"
+#include "exchange.h"
 #include "latency.h"
 #include "options.h"
 #include "payload.h"
@@ -194,6 +197,101 @@ static void options_reject_bad_input(void **state)
 	assert_int_equal(parse(&o, 2, help), EX_PARSE_HELP);
 }
 
+static const struct ex_program peer_program = {
+	.name = "peer",
+	.summary = "peer",
+	.extras = EX_OPT_PEER,
+	.default_size = 64,
+	.min_size = 8,
+	.max_size = 4096,
+	.default_iters = 10,
+};
+
+static enum ex_parse_result parse_peer(struct ex_options *opts, int argc, const char **argv)
+{
+	return ex_parse_options(&peer_program, argc, (char **)argv, opts);
+}
+
+/* ibv_*_pingpong's roles: -p alone is the server, HOST the client; the
+ * plain command line keeps both endpoints in one process. */
+static void options_name_the_two_process_roles(void **state)
+{
+	const char *one[] = { "peer", "-n", "3", NULL };
+	const char *server[] = { "peer", "-p", "20001", NULL };
+	const char *client[] = { "peer", "-p", "20001", "127.0.0.1", NULL };
+	const char *client_default_port[] = { "peer", "localhost", NULL };
+	const char *two_hosts[] = { "peer", "a", "b", NULL };
+	const char *bad_port[] = { "peer", "-p", "65536", NULL };
+	const char *not_offered[] = { "test", "-p", "1", NULL };
+	struct ex_options o;
+
+	(void)state;
+	assert_int_equal(parse_peer(&o, 3, one), EX_PARSE_RUN);
+	assert_false(o.two_process);
+	assert_null(o.host);
+	assert_int_equal(parse_peer(&o, 3, server), EX_PARSE_RUN);
+	assert_true(o.two_process);
+	assert_null(o.host);
+	assert_int_equal(o.tcp_port, 20001);
+	assert_int_equal(parse_peer(&o, 4, client), EX_PARSE_RUN);
+	assert_true(o.two_process);
+	assert_string_equal(o.host, "127.0.0.1");
+	assert_int_equal(o.tcp_port, 20001);
+	assert_int_equal(parse_peer(&o, 2, client_default_port), EX_PARSE_RUN);
+	assert_string_equal(o.host, "localhost");
+	assert_int_equal(o.tcp_port, EX_DEFAULT_TCP_PORT);
+	assert_int_equal(parse_peer(&o, 3, two_hosts), EX_PARSE_ERROR);
+	assert_int_equal(parse_peer(&o, 3, bad_port), EX_PARSE_ERROR);
+	assert_int_equal(parse(&o, 3, not_offered), EX_PARSE_ERROR);
+}
+
+struct exchange_side {
+	uint16_t port;
+	const char *host;
+	struct ex_endpoint_info mine[2], theirs[2];
+	int ret;
+};
+
+static void *exchange_side_run(void *arg)
+{
+	struct exchange_side *s = arg;
+	struct ex_exchange x;
+
+	s->ret = ex_exchange_open(&x, s->host, s->port);
+	if (!s->ret)
+		s->ret = ex_exchange_info(&x, s->mine, s->theirs, 2) ||
+			 ex_exchange_sync(&x, "test") ? -1 : 0;
+	if (!s->ret)
+		ex_exchange_close(&x);
+	return NULL;
+}
+
+static void exchange_swaps_descriptions_over_tcp(void **state)
+{
+	struct exchange_side server = { .port = (uint16_t)(30000 + getpid() % 20000) };
+	struct exchange_side client = { .port = server.port, .host = "127.0.0.1" };
+	pthread_t t;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		server.mine[i] = (struct ex_endpoint_info){ .qpn = 0x48 + (uint32_t)i,
+			.psn = 0x123456, .lid = 7, .rkey = 0x1234, .addr = 0x1000, .length = 64 };
+		client.mine[i] = (struct ex_endpoint_info){ .qpn = 0x99 + (uint32_t)i,
+			.psn = 0xabcdef, .lid = 9, .qkey = 0x11111111, .length = 128 };
+		server.mine[i].gid[15] = (uint8_t)(1 + i);
+		client.mine[i].gid[0] = 0xfe;
+	}
+	assert_int_equal(pthread_create(&t, NULL, exchange_side_run, &server), 0);
+	exchange_side_run(&client);
+	pthread_join(t, NULL);
+	assert_int_equal(server.ret, 0);
+	assert_int_equal(client.ret, 0);
+	for (int i = 0; i < 2; i++) {
+		assert_memory_equal(&server.theirs[i], &client.mine[i], sizeof(client.mine[i]));
+		assert_memory_equal(&client.theirs[i], &server.mine[i], sizeof(server.mine[i]));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +302,8 @@ int main(void)
 		cmocka_unit_test(payload_check_catches_one_byte),
 		cmocka_unit_test(options_follow_pingpong_letters),
 		cmocka_unit_test(options_reject_bad_input),
+		cmocka_unit_test(options_name_the_two_process_roles),
+		cmocka_unit_test(exchange_swaps_descriptions_over_tcp),
 	};
 
 	return cmocka_run_group_tests_name("example_common", tests, NULL, NULL);
