@@ -1601,6 +1601,10 @@ __mlx4dv_sq_set_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id)
 		sq->wrid[slot] = wr_id;
 }
 
+static MLX4DV_ALWAYS_INLINE uint32_t
+__mlx4dv_sq_complete_sized(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
+			 uint64_t *wr_id, int single_wqebb);
+
 /*
  * mlx4dv_sq_complete - account a send completion.
  *
@@ -1622,10 +1626,6 @@ __mlx4dv_sq_set_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id)
  * Returns the WQEBBs freed (>= 1), or 0 and changes nothing when
  * wqe_index does not name an outstanding WQEBB (a stale or foreign CQE).
  */
-static MLX4DV_ALWAYS_INLINE uint32_t
-__mlx4dv_sq_complete_sized(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
-			 uint64_t *wr_id, int single_wqebb);
-
 static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 		   uint64_t *wr_id)
