@@ -138,6 +138,15 @@ void emu_mcast_detach_all(uint32_t qpn)
 	}
 }
 
+bool emu_mcast_qp_attached(uint32_t qpn)
+{
+	for (uint32_t s = 0; s < ngroups; s++)
+		for (uint32_t i = 0; groups[s] && i < groups[s]->n; i++)
+			if (groups[s]->a[i].qpn == qpn)
+				return true;
+	return false;
+}
+
 /* An earlier attachment of the same QP already got the copy. */
 static bool seen_before(const struct mcast_group *g, uint32_t i)
 {

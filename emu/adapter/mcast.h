@@ -31,8 +31,10 @@ bool emu_gid_is_multicast(const uint8_t gid[16]);
 int emu_mcast_attach(const struct emu_qp *qp, const uint8_t gid[16], uint16_t mlid);
 /* Removes that attachment; 0, or EINVAL when the QP has no such one. */
 int emu_mcast_detach(const struct emu_qp *qp, const uint8_t gid[16], uint16_t mlid);
-/* Removes every attachment of the QPN (the QP is destroyed). */
+/* Removes every attachment of the QPN (its context is closed). */
 void emu_mcast_detach_all(uint32_t qpn);
+/* true when the QPN is attached to some group */
+bool emu_mcast_qp_attached(uint32_t qpn);
 
 /*
  * The multicast part of a UD send whose datagram segment's address vector
