@@ -53,6 +53,14 @@ bool emu_mcast_qp_attached(uint32_t qpn);
  * (0xc000..0xfffe) without a GRH, reaches nobody: groups are found by
  * MGID.
  */
+/*
+ * deliver(arg, qp) once for every live QP attached to the group of gid
+ * (one copy per QP, in attachment order), except `sender` (may be NULL)
+ * when it was created with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB.
+ */
+void emu_mcast_fanout(const uint8_t gid[16], const struct emu_qp *sender,
+		      void (*deliver)(void *arg, struct emu_qp *qp), void *arg);
+
 bool emu_mcast_send(const uint8_t *av, bool eth, uint32_t dqpn,
 		    const struct emu_qp *sender,
 		    void (*deliver)(void *arg, struct emu_qp *qp), void *arg);

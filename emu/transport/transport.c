@@ -38,6 +38,7 @@ static void qp_modified(struct emu_qp *qp, int cur, int next)
 
 static const struct emu_remote_ops ops = {
 	.ud_send = emu_ud_send_remote,
+	.ud_mcast_send = emu_ud_mcast_send_remote,
 	.rc_post = rc_post,
 	.rc_queue_local = rc_queue_local,
 	.sq_flush = rc_sq_flush,
@@ -137,8 +138,20 @@ static int port_poll(void *arg, uint64_t now_ns)
 	return work;
 }
 
-/* Raw Ethernet frames from other adapters (wire/vxlan.h) enter the port
- * as its own frames do; then the frames the pass queued go out. */
+/* A frame from the tunnel: a multicast datagram for the port's groups,
+ * else (Ethernet ports) a raw frame. */
+static void eth_dispatch(unsigned port, const struct emu_vxlan_rx *rx)
+{
+	if (emu_ud_mcast_receive(port, rx->src, rx->frame, rx->len))
+		return;
+	if (emu_cfg.link_layer[port - 1] == EMU_LL_ETH)
+		emu_eth_receive(port, rx->frame, (uint32_t)rx->len);
+	else
+		emu_vxlan_count_bad(port);
+}
+
+/* Frames from other adapters (wire/vxlan.h) enter the port as its own
+ * frames do; then the frames the pass queued go out. */
 static int eth_poll(void *arg, uint64_t now_ns)
 {
 	unsigned port = (unsigned)(uintptr_t)arg - EMU_ETH_SOURCE_TAG;
@@ -149,7 +162,7 @@ static int eth_poll(void *arg, uint64_t now_ns)
 	do {
 		n = emu_vxlan_recv(port, rx, EMU_VXLAN_BATCH);
 		for (int i = 0; i < n; i++)
-			emu_eth_receive(port, rx[i].frame, (uint32_t)rx[i].len);
+			eth_dispatch(port, &rx[i]);
 		work += n;
 	} while (n == EMU_VXLAN_BATCH && work < 4 * RX_BATCH);
 	return work + emu_vxlan_flush();
@@ -166,7 +179,7 @@ static int eth_sources_add(void)
 			.arg = (void *)(uintptr_t)(EMU_ETH_SOURCE_TAG + p),
 		};
 
-		if (emu_cfg.link_layer[p - 1] == EMU_LL_ETH)
+		if (src.fd >= 0)
 			err = emu_engine_add_source(&src);
 	}
 	return err;

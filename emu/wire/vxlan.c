@@ -73,13 +73,11 @@ int emu_vxlan_open(void)
 	for (unsigned p = 1; p <= emu_cfg.ports; p++) {
 		uint32_t a = emu_port_addr(p);
 
-		if (emu_cfg.link_layer[p - 1] != EMU_LL_ETH)
-			continue;
 		tunnels[p - 1].fd = tunnel_socket(a);
 		if (tunnels[p - 1].fd < 0)
 			fprintf(stderr,
 				"mlx4emu: port %u: cannot bind UDP %u.%u.%u.%u:%u (%s): its "
-				"Ethernet frames stay in the adapter\n",
+				"frames and multicast datagrams stay in the adapter\n",
 				p, a >> 24, (a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff,
 				EMU_VXLAN_UDP_PORT, strerror(errno));
 	}
@@ -252,4 +250,9 @@ void emu_vxlan_counters(unsigned port, struct emu_vxlan_counters *out)
 	out->tx_lost = atomic_load(&t->tx_lost);
 	out->rx_overflow = atomic_load(&t->rx_overflow);
 	out->rx_bad = atomic_load(&t->rx_bad);
+}
+
+void emu_vxlan_count_bad(unsigned port)
+{
+	add(&tunnels[port - 1].rx_bad, 1);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
- * Raw Ethernet frames between adapters.  Each Ethernet port is a VXLAN
+ * Ethernet frames between adapters (raw frames, and the frames of UD
+ * multicast datagrams, transport/ud.c).  Each port is a VXLAN
  * tunnel endpoint (RFC 7348) on its address: a frame is the payload of one
  * UDP datagram from the port's address:4789 to the receiving port's
  * address:4789, behind the 8-byte VXLAN header (byte 0 = 0x08, "VNI
@@ -33,10 +34,11 @@
 #define EMU_VXLAN_MAX_FRAME (9978 + 22)
 
 /*
- * Binds a socket to address:4789 of every Ethernet port.  A port whose
- * bind fails (another program has that UDP port there) keeps its frames
- * in the adapter: one line on stderr says so, and frames it would send to
- * other adapters are counted lost.  Returns 0.
+ * Binds a socket to address:4789 of every port (an InfiniBand port's
+ * carries its multicast datagrams).  A port whose bind fails (another
+ * program has that UDP port there) keeps its frames in the adapter: one
+ * line on stderr says so, and frames it would send to other adapters are
+ * counted lost.  Returns 0.
  */
 int emu_vxlan_open(void);
 void emu_vxlan_close(void);
@@ -72,5 +74,7 @@ struct emu_vxlan_counters {
 	uint64_t rx_bad;	/* not a VXLAN frame, or a flood of another segment */
 };
 void emu_vxlan_counters(unsigned port, struct emu_vxlan_counters *out);
+/* A frame the port took but nobody above could use (rx_bad). */
+void emu_vxlan_count_bad(unsigned port);
 
 #endif

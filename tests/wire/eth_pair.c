@@ -24,12 +24,10 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <infiniband/verbs.h>
 
@@ -37,11 +35,13 @@
 #include "mlx4emu_ctl.h"
 
 #include "exchange.h"
+#include "peer_io.h"
+
+#define PROG "eth_pair"
 
 #define WINDOW 64
 #define SLOT 2048
 #define ETHER_TYPE 0x88b5
-#define WAIT_MS 10000
 /* -z: the sender sends this many windows */
 #define NONE_WINDOWS 4
 
@@ -58,19 +58,7 @@ struct side {
 	uint8_t mac[6];
 };
 
-static int fail(const char *what)
-{
-	fprintf(stderr, "eth_pair: %s: %s\n", what, strerror(errno));
-	return -1;
-}
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 static size_t frame_len(uint32_t seq)
 {
@@ -104,7 +92,7 @@ static int port_mac(struct side *s)
 	union ibv_gid gid;
 
 	if (ibv_query_gid(s->ctx, 1, 0, &gid))
-		return fail("ibv_query_gid");
+		return peer_fail(PROG, "ibv_query_gid");
 	s->mac[0] = gid.raw[8] ^ 2;
 	s->mac[1] = gid.raw[9];
 	s->mac[2] = gid.raw[10];
@@ -119,13 +107,13 @@ static int to_rts(struct ibv_qp *qp)
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT))
-		return fail("modify to INIT");
+		return peer_fail(PROG, "modify to INIT");
 	a.qp_state = IBV_QPS_RTR;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return fail("modify to RTR");
+		return peer_fail(PROG, "modify to RTR");
 	a.qp_state = IBV_QPS_RTS;
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return fail("modify to RTS");
+		return peer_fail(PROG, "modify to RTS");
 	return 0;
 }
 
@@ -136,11 +124,11 @@ static int open_side(struct side *s)
 	struct ibv_qp_init_attr qa;
 
 	if (!list || !list[0])
-		return fail("no device");
+		return peer_fail(PROG, "no device");
 	s->ctx = ibv_open_device(list[0]);
 	ibv_free_device_list(list);
 	if (!s->ctx || ibv_query_port(s->ctx, 1, &pa))
-		return fail("ibv_open_device");
+		return peer_fail(PROG, "ibv_open_device");
 	if (pa.link_layer != IBV_LINK_LAYER_ETHERNET) {
 		fprintf(stderr, "eth_pair: port 1 is not an Ethernet port\n");
 		return -1;
@@ -149,10 +137,10 @@ static int open_side(struct side *s)
 	s->cq = ibv_create_cq(s->ctx, 2 * WINDOW, NULL, NULL, 0);
 	s->buf = calloc(WINDOW, SLOT);
 	if (!s->pd || !s->cq || !s->buf)
-		return fail("PD, CQ or buffer");
+		return peer_fail(PROG, "PD, CQ or buffer");
 	s->mr = ibv_reg_mr(s->pd, s->buf, WINDOW * SLOT, IBV_ACCESS_LOCAL_WRITE);
 	if (!s->mr)
-		return fail("ibv_reg_mr");
+		return peer_fail(PROG, "ibv_reg_mr");
 	memset(&qa, 0, sizeof(qa));
 	qa.qp_type = IBV_QPT_RAW_PACKET;
 	qa.send_cq = qa.recv_cq = s->cq;
@@ -160,7 +148,7 @@ static int open_side(struct side *s)
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
 	s->qp = ibv_create_qp(s->pd, &qa);
 	if (!s->qp)
-		return fail("ibv_create_qp");
+		return peer_fail(PROG, "ibv_create_qp");
 	return to_rts(s->qp) || port_mac(s);
 }
 
@@ -179,36 +167,14 @@ static void close_side(struct side *s)
 	free(s->buf);
 }
 
-/* Takes one CQE within WAIT_MS; 0, or -1 on a timeout or an error CQE. */
-static int poll_one(struct side *s, struct ibv_wc *wc)
-{
-	uint64_t end = now_ms() + WAIT_MS;
-
-	for (;;) {
-		int n = ibv_poll_cq(s->cq, 1, wc);
-
-		if (n < 0)
-			return fail("ibv_poll_cq");
-		if (n == 1) {
-			if (wc->status == IBV_WC_SUCCESS)
-				return 0;
-			fprintf(stderr, "eth_pair: CQE status %s\n", ibv_wc_status_str(wc->status));
-			return -1;
-		}
-		if (now_ms() > end) {
-			fprintf(stderr, "eth_pair: no CQE within %d ms\n", WAIT_MS);
-			return -1;
-		}
-		usleep(50);
-	}
-}
+/* Takes one CQE within PEER_WAIT_MS; 0, or -1 on a timeout or an error CQE. */
 
 static int post_recv(struct side *s, unsigned slot)
 {
 	struct ibv_sge sge = { (uintptr_t)(s->buf + slot * SLOT), SLOT, s->mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	return ibv_post_recv(s->qp, &wr, &bad) ? fail("ibv_post_recv") : 0;
+	return ibv_post_recv(s->qp, &wr, &bad) ? peer_fail(PROG, "ibv_post_recv") : 0;
 }
 
 static struct ibv_flow *steer(struct side *s, const uint8_t mac[6])
@@ -234,34 +200,11 @@ static struct ibv_flow *steer(struct side *s, const uint8_t mac[6])
 	memcpy(r.bytes + sizeof(r.attr), &eth, sizeof(eth));
 	f = ibv_create_flow(s->qp, &r.attr);
 	if (!f)
-		fail("ibv_create_flow");
+		peer_fail(PROG, "ibv_create_flow");
 	return f;
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-	return write(fd, p, n) == (ssize_t)n ? 0 : fail("write to the peer");
-}
 
-static int read_all(int fd, void *p, size_t n)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r;
-
-		if (poll(&pfd, 1, WAIT_MS) != 1) {
-			fprintf(stderr, "eth_pair: the peer is silent\n");
-			return -1;
-		}
-		r = read(fd, (uint8_t *)p + got, n - got);
-		if (r <= 0)
-			return fail("read from the peer");
-		got += (size_t)r;
-	}
-	return 0;
-}
 
 /* The frame in slot matches sequence number seq from src to dst. */
 static int check_frame(const uint8_t *f, uint32_t len, uint32_t seq, const uint8_t dst[6],
@@ -315,7 +258,7 @@ static int receiver(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6
 	for (unsigned i = 0; i < WINDOW; i++)
 		if (post_recv(s, i))
 			return -1;
-	if (write_all(fd, s->mac, 6) || read_all(fd, peer, 6))
+	if (peer_write(PROG, fd, s->mac, 6) || peer_read(PROG, fd, peer, 6))
 		return -1;
 	while (next < n) {
 		unsigned w = n - next < WINDOW ? n - next : WINDOW;
@@ -324,12 +267,12 @@ static int receiver(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6
 		for (unsigned i = 0; i < w; i++, next++) {
 			struct ibv_wc wc;
 
-			if (poll_one(s, &wc) ||
+			if (peer_poll_one(PROG, s->cq, &wc) ||
 			    check_frame(s->buf + wc.wr_id * SLOT, wc.byte_len, next, dst, peer) ||
 			    post_recv(s, (unsigned)wc.wr_id))
 				return -1;
 		}
-		if (write_all(fd, &ack, 1))
+		if (peer_write(PROG, fd, &ack, 1))
 			return -1;
 	}
 	/* a receiver expecting nothing still acknowledges the sender's
@@ -342,7 +285,7 @@ static int receiver(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6
 			fprintf(stderr, "eth_pair: a frame reached a port off the segment\n");
 			return -1;
 		}
-		if (write_all(fd, &ack, 1))
+		if (peer_write(PROG, fd, &ack, 1))
 			return -1;
 		next++;
 	}
@@ -362,7 +305,7 @@ static int sender(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6])
 	const uint8_t *dst;
 	uint32_t next = 0;
 
-	if (read_all(fd, peer, 6) || write_all(fd, s->mac, 6))
+	if (peer_read(PROG, fd, peer, 6) || peer_write(PROG, fd, s->mac, 6))
 		return -1;
 	dst = dst_kind ? dst_kind : peer;
 	if (none_expected)
@@ -381,16 +324,16 @@ static int sender(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6])
 
 			build(f, dst, s->mac, next + i);
 			if (ibv_post_send(s->qp, &wr, &bad))
-				return fail("ibv_post_send");
+				return peer_fail(PROG, "ibv_post_send");
 		}
 		for (unsigned i = 0; i < w; i++) {
 			struct ibv_wc wc;
 
-			if (poll_one(s, &wc))
+			if (peer_poll_one(PROG, s->cq, &wc))
 				return -1;
 		}
 		next += w;
-		if (read_all(fd, &ack, 1))
+		if (peer_read(PROG, fd, &ack, 1))
 			return -1;
 	}
 	printf("eth_pair: %u frames sent\n", n);
