@@ -51,7 +51,13 @@ expect 1 "mlx4emu: MLX4EMU_FAULT_QP_ERR=-1: expected N\[:id\] with N >= 1" -- \
 	"$run" --fault-qp-err=-1 -- ibv_devices
 expect 1 "mlx4emu: MLX4EMU_DOORBELL=ring: expected trap or poll" -- \
 	"$run" --doorbell=ring -- ibv_devices
-expect 2 "mlx4emu-run: --ports needs a value" -- "$run" --ports
+# every --NAME=VALUE option without a bare --NAME form takes "--NAME VALUE"
+for name in $(sed -n 's/^[[:space:]]*--\([a-z-]*\)=\*).*/\1/p' "$run"); do
+	if grep -q -- "^[[:space:]]*--$name)" "$run"; then
+		continue
+	fi
+	expect 2 "mlx4emu-run: --$name needs a value" -- "$run" "--$name"
+done
 # "--opt VALUE" is "--opt=VALUE": the value reaches the device
 expect 1 "mlx4emu: MLX4EMU_PORTS=3 is not in \[1, 2\]" -- "$run" --ports 3 ibv_devices
 expect_no_device "$run" --cqe-size=48 -- ibv_devices
