@@ -49,6 +49,8 @@ expect 1 "mlx4emu: MLX4EMU_FAULT_CQE=0: expected N\[:syndrome\]\[:id\] with N >=
 	"$run" --fault-cqe=0 -- ibv_devices
 expect 1 "mlx4emu: MLX4EMU_FAULT_QP_ERR=-1: expected N\[:id\] with N >= 1" -- \
 	"$run" --fault-qp-err=-1 -- ibv_devices
+expect 1 "mlx4emu: MLX4EMU_DEVICE_ID must be 0x1003 or 0x1007" -- \
+	"$run" --device-id=0x1234 -- ibv_devices
 expect 1 "mlx4emu: MLX4EMU_DOORBELL=ring: expected trap or poll" -- \
 	"$run" --doorbell=ring -- ibv_devices
 # every --NAME=VALUE option without a bare --NAME form takes "--NAME VALUE"
