@@ -423,7 +423,7 @@ int emu_config_load(void)
 	emu_cfg.cqe_size = (unsigned)x;
 	err |= parse_bool("MLX4EMU_BF", true, &b);
 	emu_cfg.bf_reg_size = b ? 512 : 0;
-	err |= parse_uint("MLX4EMU_DEVICE_ID", 0x1003, 0x1007, 0x1003, &x);
+	err |= parse_uint("MLX4EMU_DEVICE_ID", 0, 0xffff, 0x1003, &x);
 	if (x != 0x1003 && x != 0x1007) {
 		fprintf(stderr, "mlx4emu: MLX4EMU_DEVICE_ID must be 0x1003 or 0x1007\n");
 		err = -1;
@@ -468,6 +468,8 @@ int emu_config_load(void)
 	if (emu_cfg.pcap && !*emu_cfg.pcap)
 		emu_cfg.pcap = NULL;
 	err |= parse_wire_faults();
+	err |= parse_uint("MLX4EMU_WIRE_SEGMENT", 0, 0xffffff, 0, &x);
+	emu_cfg.wire_segment = (uint32_t)x;
 	err |= parse_fault("MLX4EMU_FAULT_CQE", &emu_cfg.fault_cqe_n,
 			   &emu_cfg.fault_cqe_syndrome, &emu_cfg.fault_cqe_qpn, true);
 	err |= parse_fault("MLX4EMU_FAULT_QP_ERR", &emu_cfg.fault_err_n, &dummy,
