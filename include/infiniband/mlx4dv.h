@@ -4708,6 +4708,27 @@ mlx4dv_rq_post(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
 }
 
 /*
+ * __mlx4dv_recv_wr_check - internal: the list posts' check of receive
+ * request w on a ring of max_scatter entries per WQE, full when no WQE is
+ * left for it: EINVAL (num_sge negative or above max_scatter), else
+ * ENOMEM (full), else 0; on error *bad_wr (when not NULL) names w.
+ */
+static MLX4DV_ALWAYS_INLINE int
+__mlx4dv_recv_wr_check(const struct ibv_recv_wr *w, uint32_t max_scatter,
+		       int full, const struct ibv_recv_wr **bad_wr)
+{
+	int err = 0;
+
+	if (w->num_sge < 0 || (uint32_t)w->num_sge > max_scatter)
+		err = EINVAL;
+	else if (full)
+		err = ENOMEM;
+	if (err && bad_wr)
+		*bad_wr = w;
+	return err;
+}
+
+/*
  * mlx4dv_rq_post_list - post a list of receive work requests, with the
  * semantics of ibv_post_recv() except that it is all or nothing: the whole
  * list is checked first, and on error *bad_wr (when bad_wr is not NULL)
@@ -4724,17 +4745,11 @@ mlx4dv_rq_post_list(struct mlx4dv_rq_ring *rq, const struct ibv_recv_wr *wr,
 	uint32_t n = 0;
 
 	for (w = wr; w; w = w->next, n++) {
-		int err = 0;
+		int err = __mlx4dv_recv_wr_check(w, rq->max_scatter, n >= room,
+						 bad_wr);
 
-		if (w->num_sge < 0 || (uint32_t)w->num_sge > rq->max_scatter)
-			err = EINVAL;
-		else if (n >= room)
-			err = ENOMEM;
-		if (err) {
-			if (bad_wr)
-				*bad_wr = w;
+		if (err)
 			return err;
-		}
 	}
 	for (w = wr; w; w = w->next)
 		(void)mlx4dv_rq_write(rq, w->wr_id, w->sg_list,
@@ -4853,17 +4868,12 @@ mlx4dv_srq_post_list(struct mlx4dv_srq_ring *srq, const struct ibv_recv_wr *wr,
 	uint32_t n = 0;
 
 	for (w = wr; w; w = w->next, n++) {
-		int err = 0;
+		int err = __mlx4dv_recv_wr_check(w, srq->max_scatter,
+						 index == srq->tail || n >= srq->wqe_cnt,
+						 bad_wr);
 
-		if (w->num_sge < 0 || (uint32_t)w->num_sge > srq->max_scatter)
-			err = EINVAL;
-		else if (index == srq->tail || n >= srq->wqe_cnt)
-			err = ENOMEM;
-		if (err) {
-			if (bad_wr)
-				*bad_wr = w;
+		if (err)
 			return err;
-		}
 		index = mlx4dv_be16_to_cpu(mlx4dv_srq_wqe(srq, index)->next_wqe_index) &
 			(srq->wqe_cnt - 1);
 	}
