@@ -16,8 +16,8 @@ offset from that first PSN:
   18, 19  compare-and-swap 0xaa -> 0xbb, 0xaa -> 0xcc at +16392
   20..22  SEND with immediate 0x12345678, 3000 bytes: FIRST, MIDDLE, LAST
   23      RDMA WRITE with immediate 0xcafe, 100 bytes (RETH)
-  24      SEND of 16 bytes after the server exited: sent retry_cnt + 1 = 4
-          times, never answered
+  24      SEND of 16 bytes after the server exited: sent retry_cnt + 1
+          times (retry_cnt from the "rc_pair:" line), never answered
 
 and the payloads are rc_pair's pattern(i, seed).  Every frame of both
 captures: RoCEv2, not malformed, no expert error, P_Key 0xffff, MigReq,
@@ -39,7 +39,6 @@ import sys
 import zlib
 
 MTU = 1024
-RETRY_CNT = 3
 FIELDS = [
     "frame.number", "udp.dstport", "infiniband.bth.opcode", "infiniband.bth.se",
     "infiniband.bth.m", "infiniband.bth.padcnt", "infiniband.bth.tver",
@@ -242,11 +241,13 @@ def check_response(r, k):
 def main():
     client_pcap, server_pcap, client_out = sys.argv[1:4]
     m = re.search(r"rc_pair: local QPN (0x\w+) PSN (0x\w+) rkey \w+ addr \w+, remote QPN "
-                  r"(0x\w+) PSN \w+ rkey (0x\w+) addr (0x\w+)", open(client_out).read())
+                  r"(0x\w+) PSN \w+ rkey (0x\w+) addr (0x\w+), timeout \d+ retry_cnt (\d+)",
+                  open(client_out).read())
     if not m:
         print("FAIL: no rc_pair line in the client's output")
         return 1
-    local_qpn, first_psn, remote_qpn, rkey, remote_addr = (int(x, 16) for x in m.groups())
+    local_qpn, first_psn, remote_qpn, rkey, remote_addr = (int(x, 16) for x in m.groups()[:5])
+    retry_cnt = int(m.group(6))
     client = dissect(client_pcap)
     server = dissect(server_pcap)
     common(client_pcap, client, pcap_frames(client_pcap), local_qpn, remote_qpn)
@@ -271,9 +272,9 @@ def main():
                [(18, k) for k in range(16, 20)] + [(17, 23)]:
         if key not in seen:
             fail(f"no response opcode {key[0]} at PSN offset {key[1]}")
-    if copies.get((4, 24)) != RETRY_CNT + 1:
+    if copies.get((4, 24)) != retry_cnt + 1:
         fail(f"the SEND to the server that is gone went out {copies.get((4, 24))} times, "
-             f"expected {RETRY_CNT + 1}")
+             f"expected retry_cnt + 1 = {retry_cnt + 1}")
     # the server saw the same packets, less the SENDs after it exited
     server_keys = {(num(r["infiniband.bth.opcode"]), psn_off(r, first_psn)) for r in server
                    if r["infiniband.bth.opcode"] != ""}

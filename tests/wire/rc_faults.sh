@@ -60,7 +60,7 @@ read_loss)	# READ responses lost (the responder's side only)
 	need server dropped
 	[ "$(count client dropped)" -eq 0 ] || fail "the client dropped requests" ;;
 ops)		# rc_pair's every operation with lost packets
-	run_pair "--wire-drop=15 --wire-seed=1" "" "" -m ops
+	run_pair "--wire-drop=15 --wire-seed=1" "" "" -m ops -T 16 -R 7
 	need server dropped; need client dropped ;;
 mixed.eth)	# everything at once on an Ethernet port
 	run_pair "--link-layer=eth --wire-drop=3 --wire-dup=5 --wire-reorder=5 --wire-seed=9" \

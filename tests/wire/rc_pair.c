@@ -41,6 +41,9 @@
  *           counter (3 x fetch-adds) and swap word (compare-and-swaps).
  *           QPs: timeout 16 (268 ms), retry_cnt 7, rnr_retry 7.
  *
+ * -T and -R set the QPs' timeout and retry_cnt (default 14 and 3: 67 ms
+ * and RETRY_EXC_ERR after 4 timeouts; -m faults: 16 and 7).
+ *
  * Exit status 0 when every check passed.
  */
 #define _GNU_SOURCE
@@ -96,6 +99,13 @@
 #define F_CS_RES 0xb1200	/* compare-and-swap results (client) */
 
 static uint8_t qp_timeout = TIMEOUT, qp_retry_cnt = RETRY_CNT;
+
+/* Seconds from the last progress to RETRY_EXC_ERR: retry_cnt + 1 local
+ * ACK timeouts of 4.096 us x 2^timeout. */
+static double retry_exc_s(void)
+{
+	return (qp_retry_cnt + 1) * 4.096e-6 * (double)(1u << qp_timeout);
+}
 
 static int failures;
 
@@ -409,10 +419,11 @@ static void ops_client(struct side *s, int fd)
 	dt = now_s() - t0;
 	CHECK(n == 1 && wc[0].status == IBV_WC_RETRY_EXC_ERR, "peer gone: %s",
 	      n ? ibv_wc_status_str(wc[0].status) : "no completion");
-	/* retry_cnt + 1 timeouts of 67 ms each; generous upper bound for load */
-	CHECK(dt >= (RETRY_CNT + 1) * 0.067 * 0.9 && dt < 15, "RETRY_EXC_ERR after %.3f s", dt);
-	printf("peer gone: %s after %.3f s (%d x 67 ms expected)\n",
-	       n ? ibv_wc_status_str(wc[0].status) : "-", dt, RETRY_CNT + 1);
+	/* retry_cnt + 1 timeouts; generous upper bound for load */
+	CHECK(dt >= retry_exc_s() * 0.9 && dt < retry_exc_s() + 15, "RETRY_EXC_ERR after %.3f s",
+	      dt);
+	printf("peer gone: %s after %.3f s (%.3f s expected)\n",
+	       n ? ibv_wc_status_str(wc[0].status) : "-", dt, retry_exc_s());
 }
 
 static void ops_server(struct side *s, int fd)
@@ -511,8 +522,9 @@ static void absent_peer(struct side *s)
 	      "no peer: %s", ibv_wc_status_str(wc[0].status));
 	CHECK(n < 2 || (wc[1].wr_id == 2 && wc[1].status == IBV_WC_WR_FLUSH_ERR),
 	      "behind it: %s", ibv_wc_status_str(wc[1].status));
-	CHECK(dt >= (RETRY_CNT + 1) * 0.067 * 0.9 && dt < 15, "RETRY_EXC_ERR after %.3f s", dt);
-	printf("no peer: RETRY_EXC_ERR after %.3f s (%d x 67 ms expected)\n", dt, RETRY_CNT + 1);
+	CHECK(dt >= retry_exc_s() * 0.9 && dt < retry_exc_s() + 15, "RETRY_EXC_ERR after %.3f s",
+	      dt);
+	printf("no peer: RETRY_EXC_ERR after %.3f s (%.3f s expected)\n", dt, retry_exc_s());
 }
 
 static void rnr_client(struct side *s, int fd, int rnr_retry)
@@ -856,7 +868,9 @@ int main(int argc, char **argv)
 	struct fault_run fr = { "wsirfc", 300 };
 	struct side s = { 0 };
 
-	while ((opt = getopt(argc, argv, "p:g:m:r:n:o:")) != -1) {
+	int timeout = -1, retry_cnt = -1;
+
+	while ((opt = getopt(argc, argv, "p:g:m:r:n:o:T:R:")) != -1) {
 		switch (opt) {
 		case 'p': port = atoi(optarg); break;
 		case 'g': gidx = atoi(optarg); break;
@@ -864,8 +878,11 @@ int main(int argc, char **argv)
 		case 'r': rnr_retry = atoi(optarg); break;
 		case 'n': fr.iters = (unsigned)atoi(optarg); break;
 		case 'o': fr.mix = optarg; break;
+		case 'T': timeout = atoi(optarg); break;
+		case 'R': retry_cnt = atoi(optarg); break;
 		default: DIE("usage: rc_pair [-m ops|absent|access|rnr|faults] [-r rnr_retry] "
-			     "[-n count] [-o wsirfc] [-g gid] [-p port] [host]");
+			     "[-n count] [-o wsirfc] [-T timeout] [-R retry_cnt] [-g gid] "
+			     "[-p port] [host]");
 		}
 	}
 	if (!*fr.mix || strspn(fr.mix, "wsirfc") != strlen(fr.mix))
@@ -877,6 +894,10 @@ int main(int argc, char **argv)
 		qp_timeout = 16;
 		qp_retry_cnt = 7;
 	}
+	if (timeout >= 0)
+		qp_timeout = (uint8_t)(timeout & 31);
+	if (retry_cnt >= 0)
+		qp_retry_cnt = (uint8_t)(retry_cnt & 7);
 	if (optind < argc)
 		host = argv[optind];
 	open_side(&s, gidx);
@@ -895,9 +916,9 @@ int main(int argc, char **argv)
 	connect_qp(&s, (uint8_t)rnr_retry);
 	/* what a capture of the run must show (wire.pcap.rc) */
 	printf("rc_pair: local QPN 0x%06x PSN 0x%06x rkey 0x%08x addr 0x%016llx, "
-	       "remote QPN 0x%06x PSN 0x%06x rkey 0x%08x addr 0x%016llx\n", s.me.qpn, s.me.psn,
-	       s.me.rkey, (unsigned long long)s.me.addr, s.peer.qpn, s.peer.psn, s.peer.rkey,
-	       (unsigned long long)s.peer.addr);
+	       "remote QPN 0x%06x PSN 0x%06x rkey 0x%08x addr 0x%016llx, timeout %u retry_cnt %u\n",
+	       s.me.qpn, s.me.psn, s.me.rkey, (unsigned long long)s.me.addr, s.peer.qpn,
+	       s.peer.psn, s.peer.rkey, (unsigned long long)s.peer.addr, qp_timeout, qp_retry_cnt);
 	fflush(stdout);
 	if (!strcmp(mode, "ops")) {
 		if (host) {
