@@ -14,6 +14,7 @@
 #include "wire/capture.h"
 #include "wire/faults.h"
 #include "wire/icrc.h"
+#include "wire/mmsg.h"
 #include "wire/identity.h"
 #include "wire/roce.h"
 
@@ -186,15 +187,9 @@ static int send_run(unsigned first, unsigned n)
 	int fd = emu_port_socket(tx[first].port);
 	unsigned done = 0;
 
-	for (unsigned i = 0; i < n; i++) {
-		v[i] = (struct iovec){ tx[first + i].buf, tx[first + i].len };
-		m[i] = (struct mmsghdr){ .msg_hdr = {
-			.msg_name = &tx[first + i].to,
-			.msg_namelen = sizeof(tx[first + i].to),
-			.msg_iov = &v[i],
-			.msg_iovlen = 1,
-		} };
-	}
+	for (unsigned i = 0; i < n; i++)
+		emu_mmsg_entry(&m[i], &v[i], tx[first + i].buf, tx[first + i].len,
+			       &tx[first + i].to);
 	while (done < n) {
 		int r = sendmmsg(fd, m + done, n - done, 0);
 
@@ -252,15 +247,8 @@ int emu_link_recv(unsigned port, struct emu_rx *rx, int max)
 		return 0;
 	if (max > BATCH)
 		max = BATCH;
-	for (int i = 0; i < max; i++) {
-		v[i] = (struct iovec){ rx_buf[i], sizeof(rx_buf[i]) };
-		m[i] = (struct mmsghdr){ .msg_hdr = {
-			.msg_name = &from[i],
-			.msg_namelen = sizeof(from[i]),
-			.msg_iov = &v[i],
-			.msg_iovlen = 1,
-		} };
-	}
+	for (int i = 0; i < max; i++)
+		emu_mmsg_entry(&m[i], &v[i], rx_buf[i], sizeof(rx_buf[i]), &from[i]);
 	r = recvmmsg(fd, m, (unsigned)max, MSG_DONTWAIT, NULL);
 	for (int i = 0; i < r; i++) {
 		size_t len = m[i].msg_len;
