@@ -27,6 +27,7 @@ enum bench_case_id {
 	BENCH_CASE_RECV_BATCH,		/* 32 receives, one record update */
 	BENCH_CASE_POLL_HIT,		/* poll one CQE that is there */
 	BENCH_CASE_POLL_HIT_WC,		/* the same, decoded into an ibv_wc */
+	BENCH_CASE_POLL_RECV,		/* poll one receive CQE that is there */
 	BENCH_CASE_POLL_MISS,		/* poll an empty CQ */
 	BENCH_CASE_POLL_BATCH,		/* poll 16 CQEs in one call */
 	BENCH_CASE_POLL_BATCH_WC,	/* the same, decoded into ibv_wc */

@@ -26,7 +26,7 @@ struct direct_state {
 	struct mlx4dv_poll_qp rc_poll[2], ud_poll[2];	/* one per CQ */
 };
 
-static uint64_t slot_addr(const uint8_t *base, uint32_t i)
+static uint64_t slot_addr(const uint8_t *base, uint64_t i)
 {
 	return (uint64_t)(uintptr_t)(base + (size_t)i * BENCH_SLOT);
 }
@@ -192,26 +192,46 @@ static struct direct_state *state(struct bench_lane *l)
 
 /* ---- one operation each (inlined into the measured loops) -------------- */
 
-BENCH_INLINE int post_write(struct bench_lane *l, struct mlx4dv_sq_ring *sq,
-			     uint32_t i)
-{
-	struct ibv_sge sge = { slot_addr(l->src, i), BENCH_WRITE_BYTES, l->lkey };
+/*
+ * The lane's buffers and keys, copied into a local before a measured
+ * loop. The device barriers inside every post are compiler memory
+ * barriers, so values read through the lane pointer would be reloaded
+ * on every operation; a program keeps them in registers, and so does
+ * each measured loop here (the verbs loops keep their work-request array
+ * and QP in registers too).
+ */
+struct direct_args {
+	const uint8_t *src, *dst, *rcv, *udrcv;
+	uint32_t lkey, rkey;
+};
 
-	return mlx4dv_sq_write_rdma_write(sq, i, l->rkey, slot_addr(l->dst, i), &sge, 1,
+BENCH_INLINE struct direct_args args_of(const struct bench_lane *l)
+{
+	struct direct_args a = { l->src, l->dst, l->rcv, l->udrcv, l->lkey, l->rkey };
+
+	return a;
+}
+
+BENCH_INLINE int post_write(const struct direct_args *a,
+			     struct mlx4dv_sq_ring *sq, uint64_t i)
+{
+	struct ibv_sge sge = { slot_addr(a->src, i), BENCH_WRITE_BYTES, a->lkey };
+
+	return mlx4dv_sq_write_rdma_write(sq, i, a->rkey, slot_addr(a->dst, i), &sge, 1,
 				    IBV_SEND_SIGNALED);
 }
 
-BENCH_INLINE int post_inline_send(struct bench_lane *l,
-				   struct mlx4dv_sq_ring *sq, uint32_t i)
+BENCH_INLINE int post_inline_send(const struct direct_args *a,
+				   struct mlx4dv_sq_ring *sq, uint64_t i)
 {
-	return mlx4dv_sq_write_send_inline(sq, i, l->src + (size_t)i * BENCH_SLOT,
+	return mlx4dv_sq_write_send_inline(sq, i, a->src + (size_t)i * BENCH_SLOT,
 					  BENCH_INLINE_BYTES, IBV_SEND_SIGNALED);
 }
 
-BENCH_INLINE int post_recv(struct bench_lane *l, struct mlx4dv_rq_ring *rq,
-			    uint32_t i)
+BENCH_INLINE int post_recv(const struct direct_args *a,
+			    struct mlx4dv_rq_ring *rq, uint64_t i)
 {
-	struct ibv_sge sge = { slot_addr(l->rcv, i), BENCH_SLOT, l->lkey };
+	struct ibv_sge sge = { slot_addr(a->rcv, i), BENCH_SLOT, a->lkey };
 
 	return mlx4dv_rq_post(rq, i, &sge, 1);
 }
@@ -237,13 +257,14 @@ BENCH_INLINE uint32_t take_send(struct mlx4dv_cq_ring *cq,
 
 static void direct_write(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
 	int err = 0;
 
 	bench_fill_src(l, n, BENCH_WRITE_BYTES);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i++) {
-		err |= post_write(l, sq, i);
+		err |= post_write(&a, sq, i);
 		mlx4dv_sq_ring_doorbell(sq);
 	}
 	bench_meter_stop(m, n);
@@ -255,14 +276,15 @@ static void direct_write(struct bench_lane *l, struct bench_meter *m, uint32_t n
 
 static void direct_write_batch(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
 	int err = 0;
 
 	bench_fill_src(l, n, BENCH_WRITE_BYTES);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i += BENCH_SEND_BATCH) {
-		for (uint32_t j = i; j < i + BENCH_SEND_BATCH; j++)
-			err |= post_write(l, sq, j);
+		for (uint64_t j = i; j < i + BENCH_SEND_BATCH; j++)
+			err |= post_write(&a, sq, j);
 		mlx4dv_sq_ring_doorbell(sq);
 	}
 	bench_meter_stop(m, n);
@@ -326,11 +348,12 @@ static void finish_inline_sends(struct bench_lane *l, uint32_t n, const char *wh
 
 static void post_recvs(struct bench_lane *l, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_rq_ring *rq = rq_of(&l->rc, 1);
 	int err = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct ibv_sge sge = { slot_addr(l->rcv, i), BENCH_SLOT, l->lkey };
+		struct ibv_sge sge = { slot_addr(a.rcv, i), BENCH_SLOT, a.lkey };
 
 		err |= mlx4dv_rq_write(rq, i, &sge, 1);
 	}
@@ -340,6 +363,7 @@ static void post_recvs(struct bench_lane *l, uint32_t n)
 
 static void direct_inline_send(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
 	int err = 0;
 
@@ -347,7 +371,7 @@ static void direct_inline_send(struct bench_lane *l, struct bench_meter *m, uint
 	bench_fill_src(l, n, BENCH_INLINE_BYTES);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i++) {
-		err |= post_inline_send(l, sq, i);
+		err |= post_inline_send(&a, sq, i);
 		mlx4dv_sq_ring_doorbell(sq);
 	}
 	bench_meter_stop(m, n);
@@ -357,6 +381,7 @@ static void direct_inline_send(struct bench_lane *l, struct bench_meter *m, uint
 
 static void direct_blueflame(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
 	uint32_t by_bf = 0;
 	int err = 0;
@@ -367,7 +392,7 @@ static void direct_blueflame(struct bench_lane *l, struct bench_meter *m, uint32
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t head = sq->head;
 
-		err |= post_inline_send(l, sq, i);
+		err |= post_inline_send(&a, sq, i);
 		by_bf += (uint32_t)mlx4dv_sq_ring_bf(sq, head);
 	}
 	bench_meter_stop(m, n);
@@ -379,13 +404,15 @@ static void direct_blueflame(struct bench_lane *l, struct bench_meter *m, uint32
 
 static void direct_ud_send(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct direct_state *ds = state(l);
 	struct mlx4dv_sq_ring *sq = sq_of(&l->ud, 0);
 	struct mlx4dv_rq_ring *rq = rq_of(&l->ud, 1);
+	uint32_t ud_qpn = l->ud_qpn;
 	int err = 0;
 
 	for (uint32_t i = 0; i < n; i++) {
-		struct ibv_sge sge = { slot_addr(l->udrcv, i), BENCH_SLOT, l->lkey };
+		struct ibv_sge sge = { slot_addr(a.udrcv, i), BENCH_SLOT, a.lkey };
 
 		err |= mlx4dv_rq_write(rq, i, &sge, 1);
 	}
@@ -394,9 +421,9 @@ static void direct_ud_send(struct bench_lane *l, struct bench_meter *m, uint32_t
 	bench_fill_src(l, n, BENCH_UD_BYTES);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i++) {
-		struct ibv_sge sge = { slot_addr(l->src, i), BENCH_UD_BYTES, l->lkey };
+		struct ibv_sge sge = { slot_addr(a.src, i), BENCH_UD_BYTES, a.lkey };
 
-		err |= mlx4dv_sq_write_ud_send(sq, i, &ds->ud_dest, l->ud_qpn, BENCH_QKEY,
+		err |= mlx4dv_sq_write_ud_send(sq, i, &ds->ud_dest, ud_qpn, BENCH_QKEY,
 					      &sge, 1, IBV_SEND_SIGNALED);
 		mlx4dv_sq_ring_doorbell(sq);
 	}
@@ -413,12 +440,13 @@ static void direct_ud_send(struct bench_lane *l, struct bench_meter *m, uint32_t
 
 static void consume_recvs(struct bench_lane *l, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
 	int err = 0;
 
 	bench_fill_src(l, n, BENCH_INLINE_BYTES);
 	for (uint32_t i = 0; i < n; i++)
-		err |= post_inline_send(l, sq, i);
+		err |= post_inline_send(&a, sq, i);
 	mlx4dv_sq_ring_doorbell(sq);
 	check_posted(err, "sends that consume the receives");
 	finish_inline_sends(l, n, "receive");
@@ -426,12 +454,13 @@ static void consume_recvs(struct bench_lane *l, uint32_t n)
 
 static void direct_recv(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_rq_ring *rq = rq_of(&l->rc, 1);
 	int err = 0;
 
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i++)
-		err |= post_recv(l, rq, i);
+		err |= post_recv(&a, rq, i);
 	bench_meter_stop(m, n);
 	check_posted(err, "receive");
 	consume_recvs(l, n);
@@ -439,13 +468,14 @@ static void direct_recv(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 
 static void direct_recv_batch(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_rq_ring *rq = rq_of(&l->rc, 1);
 	int err = 0;
 
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i += BENCH_RECV_BATCH) {
 		for (uint32_t j = i; j < i + BENCH_RECV_BATCH; j++) {
-			struct ibv_sge sge = { slot_addr(l->rcv, j), BENCH_SLOT, l->lkey };
+			struct ibv_sge sge = { slot_addr(a.rcv, j), BENCH_SLOT, a.lkey };
 
 			err |= mlx4dv_rq_write(rq, j, &sge, 1);
 		}
@@ -460,12 +490,13 @@ static void direct_recv_batch(struct bench_lane *l, struct bench_meter *m, uint3
 
 static void produce_cqes(struct bench_lane *l, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
 	int err = 0;
 
 	bench_fill_src(l, n, BENCH_WRITE_BYTES);
 	for (uint32_t i = 0; i < n; i++)
-		err |= post_write(l, sq, i);
+		err |= post_write(&a, sq, i);
 	mlx4dv_sq_ring_doorbell(sq);
 	check_posted(err, "RDMA writes that make CQEs");
 	bench_device_run_paused();
@@ -523,7 +554,7 @@ static void direct_poll_hit_wc(struct bench_lane *l, struct bench_meter *m, uint
 	produce_cqes(l, n);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i++) {
-		uint32_t c = 0;
+		uint32_t c;	/* written on every return */
 
 		(void)mlx4dv_cq_poll_wc(cq, qp, 1, 1, &wc, &c);
 		got += c;
@@ -533,6 +564,52 @@ static void direct_poll_hit_wc(struct bench_lane *l, struct bench_meter *m, uint
 	bench_meter_stop(m, n);
 	check_polled(got, n, bad, id_sum);
 	expect_empty(l);
+}
+
+/* The receive twin of poll_hit: mlx4dv_cq_poll_recv() (owner, opcode,
+ * QPN, RQ accounting, wr_id and byte count in one call) and
+ * mlx4dv_cq_update_ci() per CQE. */
+static void direct_poll_recv(struct bench_lane *l, struct bench_meter *m, uint32_t n)
+{
+	const struct direct_args a = args_of(l);
+	struct mlx4dv_cq_ring *cq = cq_of(&l->rc, 1);
+	struct mlx4dv_rq_ring *rq = rq_of(&l->rc, 1);
+	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
+	uint32_t got = 0, bytes = 0;
+	int bad = 0, err = 0;
+	uint64_t id_sum = 0;
+
+	post_recvs(l, n);
+	bench_fill_src(l, n, BENCH_INLINE_BYTES);
+	for (uint32_t i = 0; i < n; i++)
+		err |= post_inline_send(&a, sq, i);
+	mlx4dv_sq_ring_doorbell(sq);
+	check_posted(err, "sends that make receive CQEs");
+	bench_device_run_paused();
+	drain(cq_of(&l->rc, 0), &state(l)->rc_poll[0], n, IBV_WC_SEND, 0);
+	bench_meter_start(m);
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t wr_id = 0;
+		uint32_t byte_len = 0;
+		int r = mlx4dv_cq_poll_recv(cq, rq, &wr_id, &byte_len, NULL);
+
+		if (r) {
+			bad |= r == EAGAIN ? 0 : r;
+			continue;
+		}
+		mlx4dv_cq_update_ci(cq);
+		got++;
+		id_sum += wr_id;
+		bytes += byte_len;
+	}
+	bench_meter_stop(m, n);
+	check_polled(got, n, bad, id_sum);
+	if (bytes != n * BENCH_INLINE_BYTES)
+		bench_fail("direct path receive poll: %u bytes, want %u", bytes,
+			   n * BENCH_INLINE_BYTES);
+	if (mlx4dv_cq_peek(cq))
+		bench_fail("direct path: unexpected completion left in the receive CQ");
+	bench_expect_slots("direct path", l, l->rcv, 0, n, BENCH_INLINE_BYTES, "receive poll");
 }
 
 static void direct_poll_miss(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -593,7 +670,7 @@ static void direct_poll_batch_wc(struct bench_lane *l, struct bench_meter *m, ui
 	produce_cqes(l, n);
 	bench_meter_start(m);
 	for (uint32_t i = 0; i < n; i += BENCH_POLL_BATCH) {
-		uint32_t c = 0;
+		uint32_t c;	/* written on every return */
 
 		(void)mlx4dv_cq_poll_wc(cq, qp, 1, BENCH_POLL_BATCH, wc, &c);
 		for (uint32_t j = 0; j < c; j++) {
@@ -627,6 +704,7 @@ BENCH_INLINE struct mlx4_cqe *wait_cqe(struct mlx4dv_cq_ring *cq,
 
 static void direct_loop_write(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
 	struct mlx4dv_cq_ring *cq = cq_of(&l->rc, 0);
 	int err = 0, bad = 0;
@@ -638,7 +716,7 @@ static void direct_loop_write(struct bench_lane *l, struct bench_meter *m, uint3
 		struct mlx4_cqe *cqe;
 		uint64_t wr_id = 0;
 
-		err |= post_write(l, sq, i);
+		err |= post_write(&a, sq, i);
 		mlx4dv_sq_ring_doorbell(sq);
 		cqe = wait_cqe(cq, m);
 		bad |= mlx4dv_cqe_is_error(cqe) | mlx4dv_sq_complete_cqe(sq, cqe, &wr_id);
@@ -653,6 +731,7 @@ static void direct_loop_write(struct bench_lane *l, struct bench_meter *m, uint3
 
 static void direct_loop_send_recv(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
+	const struct direct_args a = args_of(l);
 	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
 	struct mlx4dv_rq_ring *rq = rq_of(&l->rc, 1);
 	struct mlx4dv_cq_ring *scq = cq_of(&l->rc, 0), *rcq = cq_of(&l->rc, 1);
@@ -665,8 +744,8 @@ static void direct_loop_send_recv(struct bench_lane *l, struct bench_meter *m, u
 		struct mlx4_cqe *cqe;
 		uint64_t wr_id;
 
-		err |= post_recv(l, rq, i);
-		err |= post_inline_send(l, sq, i);
+		err |= post_recv(&a, rq, i);
+		err |= post_inline_send(&a, sq, i);
 		mlx4dv_sq_ring_doorbell(sq);
 		cqe = wait_cqe(scq, m);
 		bad |= mlx4dv_cqe_is_error(cqe) | mlx4dv_sq_complete_cqe(sq, cqe, &wr_id);
@@ -694,6 +773,7 @@ bench_round_fn *const bench_direct_rounds[BENCH_NCASES] = {
 	[BENCH_CASE_RECV_BATCH] = direct_recv_batch,
 	[BENCH_CASE_POLL_HIT] = direct_poll_hit,
 	[BENCH_CASE_POLL_HIT_WC] = direct_poll_hit_wc,
+	[BENCH_CASE_POLL_RECV] = direct_poll_recv,
 	[BENCH_CASE_POLL_MISS] = direct_poll_miss,
 	[BENCH_CASE_POLL_BATCH] = direct_poll_batch,
 	[BENCH_CASE_POLL_BATCH_WC] = direct_poll_batch_wc,

@@ -321,6 +321,38 @@ static void verbs_poll_hit(struct bench_lane *l, struct bench_meter *m, uint32_t
 	bench_expect_slots("verbs path", l, l->dst, 0, n, BENCH_WRITE_BYTES, "poll");
 }
 
+/* n receive completions waiting in the receive CQ (their sends' CQEs
+ * taken), the engine paused; polled one per call. */
+static void verbs_poll_recv(struct bench_lane *l, struct bench_meter *m, uint32_t n)
+{
+	struct verbs_reqs *r = l->verbs;
+	struct ibv_cq *cq = l->rc.cq[1];
+	struct ibv_wc wc;
+	uint32_t got = 0, bytes = 0;
+	int status = 0;
+	uint64_t id_sum = 0;
+
+	post_recvs(l->rc.qp[1], r->recv, n);
+	bench_fill_src(l, n, BENCH_INLINE_BYTES);
+	post_sends(l->rc.qp[0], r->inline_send, n);
+	bench_device_run_paused();
+	drain(l->rc.cq[0], n, IBV_WC_SEND, 0);
+	bench_meter_start(m);
+	for (uint32_t i = 0; i < n; i++) {
+		got += (uint32_t)ibv_poll_cq(cq, 1, &wc);
+		status |= wc.status;
+		id_sum += wc.wr_id;
+		bytes += wc.byte_len;
+	}
+	bench_meter_stop(m, n);
+	check_polled(got, n, status, id_sum);
+	if (bytes != n * BENCH_INLINE_BYTES)
+		bench_fail("verbs path receive poll: %u bytes, want %u", bytes,
+			   n * BENCH_INLINE_BYTES);
+	expect_empty(cq);
+	bench_expect_slots("verbs path", l, l->rcv, 0, n, BENCH_INLINE_BYTES, "receive poll");
+}
+
 static void verbs_poll_miss(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
 	struct ibv_cq *cq = l->rc.cq[0];
@@ -444,6 +476,7 @@ bench_round_fn *const bench_verbs_rounds[BENCH_NCASES] = {
 	[BENCH_CASE_RECV_BATCH] = verbs_recv_batch,
 	[BENCH_CASE_POLL_HIT] = verbs_poll_hit,
 	[BENCH_CASE_POLL_HIT_WC] = verbs_poll_hit,
+	[BENCH_CASE_POLL_RECV] = verbs_poll_recv,
 	[BENCH_CASE_POLL_MISS] = verbs_poll_miss,
 	[BENCH_CASE_POLL_BATCH] = verbs_poll_batch,
 	[BENCH_CASE_POLL_BATCH_WC] = verbs_poll_batch,

@@ -19,7 +19,7 @@
  * frames, a bad IP header checksum for the others.
  *
  * Needs an Ethernet port; on the software device:
- *   mlx4emu-run --link-layer eth raw_eth
+ *   mlx4emu-run --link-layer=eth raw_eth
  * Exit status: 0 when every frame verified, 1 on any error, 2 on usage.
  */
 #define _GNU_SOURCE
@@ -544,7 +544,7 @@ int main(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	if (!ex_device_is_ethernet(&dev)) {
-		fprintf(stderr, "%s: port %u of %s is InfiniBand; raw Ethernet needs an Ethernet port (software device: mlx4emu-run --link-layer eth %s)\n",
+		fprintf(stderr, "%s: port %u of %s is InfiniBand; raw Ethernet needs an Ethernet port (software device: mlx4emu-run --link-layer=eth %s)\n",
 			program.name, dev.port, dev.name, program.name);
 		goto out;
 	}

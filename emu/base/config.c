@@ -423,7 +423,7 @@ int emu_config_load(void)
 	emu_cfg.cqe_size = (unsigned)x;
 	err |= parse_bool("MLX4EMU_BF", true, &b);
 	emu_cfg.bf_reg_size = b ? 512 : 0;
-	err |= parse_uint("MLX4EMU_DEVICE_ID", 0x1003, 0x1007, 0x1003, &x);
+	err |= parse_uint("MLX4EMU_DEVICE_ID", 0, 0xffff, 0x1003, &x);
 	if (x != 0x1003 && x != 0x1007) {
 		fprintf(stderr, "mlx4emu: MLX4EMU_DEVICE_ID must be 0x1003 or 0x1007\n");
 		err = -1;

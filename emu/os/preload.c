@@ -223,13 +223,7 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
+	OPEN_MODE(flags, mode);
 	if (is_cdev_path(path))
 		return emu_open_device(flags);
 	RESOLVE(real_openat, "openat");
@@ -240,13 +234,7 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 {
 	mode_t mode = 0;
 
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_list ap;
-
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
+	OPEN_MODE(flags, mode);
 	if (is_cdev_path(path))
 		return emu_open_device(flags);
 	RESOLVE(real_openat64, "openat64");

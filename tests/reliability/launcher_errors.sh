@@ -49,10 +49,24 @@ expect 1 "mlx4emu: MLX4EMU_FAULT_CQE=0: expected N\[:syndrome\]\[:id\] with N >=
 	"$run" --fault-cqe=0 -- ibv_devices
 expect 1 "mlx4emu: MLX4EMU_FAULT_QP_ERR=-1: expected N\[:id\] with N >= 1" -- \
 	"$run" --fault-qp-err=-1 -- ibv_devices
+expect 1 "mlx4emu: MLX4EMU_DEVICE_ID must be 0x1003 or 0x1007" -- \
+	"$run" --device-id=0x1234 -- ibv_devices
 expect 1 "mlx4emu: MLX4EMU_DOORBELL=ring: expected trap or poll" -- \
 	"$run" --doorbell=ring -- ibv_devices
+# every --NAME=VALUE option without a bare --NAME form takes "--NAME VALUE"
+for name in $(sed -n 's/^[[:space:]]*--\([a-z-]*\)=\*).*/\1/p' "$run"); do
+	if grep -q -- "^[[:space:]]*--$name)" "$run"; then
+		continue
+	fi
+	expect 2 "mlx4emu-run: --$name needs a value" -- "$run" "--$name"
+done
+# "--opt VALUE" is "--opt=VALUE": the value reaches the device
+expect 1 "mlx4emu: MLX4EMU_PORTS=3 is not in \[1, 2\]" -- "$run" --ports 3 ibv_devices
 expect_no_device "$run" --cqe-size=48 -- ibv_devices
 expect_no_device "$run" --doorbell=ring -- ibv_devices
+# a good setting still gives the device, in either option form
+"$run" --link-layer eth -- ibv_devinfo | grep -q "link_layer:.*Ethernet" || \
+	{ echo "FAIL: --link-layer eth did not give an Ethernet port" >&2; fails=$((fails + 1)); }
 # a good setting still gives the device
 "$run" -- ibv_devices | grep -q mlx4_0 || { echo "FAIL: no device with good settings" >&2; fails=$((fails + 1)); }
 exit $fails

@@ -225,9 +225,13 @@ static void test_zero_length_sge_encoding(void **state)
 	host_sq_free(&h);
 }
 
-/* Store order seen by the device: in every data segment byte_count after
- * lkey/addr; in every inline segment the header after its bytes; the
- * owner/opcode word after everything else of the WQE. */
+/* Store order seen by the device: in every data segment outside the WQE's
+ * first 64-byte chunk byte_count after lkey/addr (such a chunk may be
+ * prefetched on its own: libmlx4 qp.c set_data_seg, "if the segment begins
+ * a new cacheline"); the first chunk is guarded by the owner word, so its
+ * entries need only come before it; in every inline segment the header
+ * after its bytes; the owner/opcode word after everything else of the
+ * WQE. */
 static void test_byte_count_written_last(void **state)
 {
 	static struct store_trace t;
@@ -262,8 +266,10 @@ static void test_byte_count_written_last(void **state)
 		long rest = store_trace_last_in(&t, s + 4, s + 16);
 
 		assert_true(rest >= 0);
-		assert_true(bc_first > rest);	/* never written before */
+		if (32 + 16 * i >= 64)
+			assert_true(bc_first > rest);	/* never written before */
 		assert_true(bc < owner);
+		assert_true(rest < owner);
 	}
 	/* Nothing of the WQE is written after the owner word. */
 	for (i = 0; i < ds * 16; i += 4) {
