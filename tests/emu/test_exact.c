@@ -645,6 +645,45 @@ static void test_unmapped_send_ring(void **state)
 	emu_env_close(&e);
 }
 
+/* The receive ring taken away with a receive WQE posted on it: the SEND
+ * that consumes that WQE loses the receiving QP (here the QP itself). */
+static void test_unmapped_recv_ring(void **state)
+{
+	struct emu_env e;
+	struct hq h;
+	struct ibv_sge sg;
+	struct ibv_send_wr wr, *bad = NULL;
+	uint8_t *rq;
+	void *pages;
+	size_t n;
+
+	(void)state;
+	emu_env_open(&e, 1);
+	/* 256 receive WQEs of 4 entries (64 bytes): whole pages of ring */
+	emu_qp_create(&e, &h.q, IBV_QPT_RC, 16, 256, 256, 1 << 16, NULL);
+	emu_qp_to_rts(&e, h.q.qp, h.q.qp->qp_num, ACC);
+	hq_init_obj(&h);
+	emu_post_recv(h.q.qp, 1, h.q.buf + 4096, 64, h.q.mr->lkey);
+	rq = (uint8_t *)h.d.buf.buf + h.d.rq.offset;
+	protect_interior(rq, (size_t)h.d.rq.wqe_cnt << h.d.rq.wqe_shift, PROT_NONE,
+			 &pages, &n);
+	/* the posted WQE (slot 0) is in the pages taken away */
+	assert_true(rq >= (uint8_t *)pages && rq < (uint8_t *)pages + n);
+	sg = (struct ibv_sge){ (uintptr_t)h.q.buf, 64, h.q.mr->lkey };
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 7;
+	wr.sg_list = &sg;
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_SIGNALED;
+	assert_int_equal(ibv_post_send(h.q.qp, &wr, &bad), 0);
+	assert_int_equal(next_async_event(&e), IBV_EVENT_QP_FATAL);
+	assert_int_equal(mprotect(pages, n, PROT_READ | PROT_WRITE), 0);
+	assert_device_works(&e);
+	emu_qp_destroy(&h.q);
+	emu_env_close(&e);
+}
+
 /* ---- the raw mmap system call ---- */
 
 static void test_raw_mmap(void **state)
@@ -699,6 +738,7 @@ int main(void)
 		cmocka_unit_test(test_unmapped_mr),
 		cmocka_unit_test(test_unmapped_cq_buffer),
 		cmocka_unit_test(test_unmapped_send_ring),
+		cmocka_unit_test(test_unmapped_recv_ring),
 		cmocka_unit_test(test_raw_mmap),
 	};
 

@@ -4,24 +4,35 @@
  * libibverbs reaches it: write() of a uverbs command frame to the device's
  * command fd. Runs under mlx4emu-run (the preload answers the write).
  *
- * The first input byte steers the frame so that the mutations get past the
- * length checks often enough: bit 0 makes in_words agree with the length
- * (legacy frames) or the extended header's words agree (extended frames);
- * bit 1 points the response at a scratch buffer that is really mapped;
- * bit 2 sets the extended flag; bits 3..7 pick the command number. The
- * rest is the frame body.
+ * The first two input bytes steer the frame so that the mutations get past
+ * the length checks often enough.  First byte: bit 0 makes in_words agree
+ * with the length (legacy frames) or the extended header's words agree
+ * (extended frames); bit 1 points the response at a scratch buffer that
+ * is really mapped; bit 2 sets the extended flag; bit 6 leaves the whole
+ * command word to the frame body (any value, flags included).  Second
+ * byte, bits 0..5: the command number, 0..63, which spans every command
+ * of the uverbs write ABI (legacy up to OPEN_QP, 40; extended up to
+ * MODIFY_CQ, 57), so each one the device dispatches (emu/cmd/uverbs.c:
+ * the SRQ and XRC ones, flows, WQs, indirection tables included) and the
+ * numbers it refuses all get frames.  Bit 7 of the first byte turns
+ * body words whose top bit is set into addresses in a mapped region, so
+ * that creates (CQ, QP, SRQ, WQ buffers and doorbell records) get past
+ * the device's address checks.  The rest is the frame body.
  *
  * Every write must return the frame length or -1 with an errno of the
  * documented set; anything else, or a crash, is a finding.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
 
 #include "fuzz_input.h"
 
@@ -38,9 +49,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_FRAME 4096
+/* command numbers drawn: 0..63 (the highest in the ABI, EX MODIFY_CQ, is 57) */
+#define CMD_MASK 0x3f
+_Static_assert(IB_USER_VERBS_CMD_OPEN_QP <= CMD_MASK &&
+	       IB_USER_VERBS_EX_CMD_MODIFY_CQ <= CMD_MASK,
+	       "every uverbs command number can be drawn");
 
 static struct ibv_context *ctx;
 static unsigned long accepted, refused[256];
+/* accepted frames per command number drawn, legacy [0] and extended [1] */
+static unsigned long accepted_cmd[2][CMD_MASK + 1];
 
 /* FUZZ_UVERBS_STATS=1: how the frames fared, at exit. */
 static void print_stats(void)
@@ -48,11 +66,52 @@ static void print_stats(void)
 	int e;
 
 	fprintf(stderr, "fuzz_uverbs_frames: %lu frames accepted\n", accepted);
+	for (int ex = 0; ex < 2; ex++)
+		for (unsigned c = 0; c <= CMD_MASK; c++)
+			if (accepted_cmd[ex][c])
+				fprintf(stderr, "  %s command %u: %lu accepted\n",
+					ex ? "extended" : "legacy", c, accepted_cmd[ex][c]);
 	for (e = 0; e < 256; e++)
 		if (refused[e])
 			fprintf(stderr, "  %lu refused with %s\n", refused[e], strerror(e));
 }
 static uint64_t scratch[8192];	/* responses land here */
+
+/* Queue memory for the objects frames create: QUEUE_MEM bytes readable
+ * and writable, then inaccessible pages up to QUEUE_RESERVE, so that a
+ * buffer longer than the region runs into pages the device must refuse
+ * (EFAULT, or an error of the queue later) rather than into the
+ * harness's own data. */
+#define QUEUE_MEM (1u << 20)
+#define QUEUE_RESERVE (64u << 20)
+static uint8_t *queue_mem;
+
+static void map_queue_mem(void)
+{
+	void *p = mmap(NULL, QUEUE_RESERVE, PROT_NONE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED || mprotect(p, QUEUE_MEM, PROT_READ | PROT_WRITE)) {
+		perror("fuzz_uverbs_frames: queue memory");
+		exit(2);
+	}
+	queue_mem = p;
+}
+
+/* Words of the body (after the response address) with their top bit set
+ * become 64-byte aligned addresses in the queue memory. */
+static void point_into_queue_mem(uint8_t *frame, size_t len)
+{
+	for (size_t o = 16; o + 8 <= len; o += 8) {
+		uint64_t v;
+
+		memcpy(&v, frame + o, 8);
+		if (!(v >> 63))
+			continue;
+		v = (uintptr_t)queue_mem + (v & (QUEUE_MEM - 1) & ~(uint64_t)63);
+		memcpy(frame + o, &v, 8);
+	}
+}
 
 /* The objects random frames create pile up in the device; a fresh
  * context every so many inputs releases them (and runs the release path)
@@ -78,6 +137,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+	map_queue_mem();
 	open_context();
 	if (getenv("FUZZ_UVERBS_STATS"))
 		atexit(print_stats);
@@ -102,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_input in = { data, size };
 	uint8_t frame[MAX_FRAME + 16];
-	uint32_t steer = fuzz_take(&in, 1), cmd;
+	uint32_t steer = fuzz_take(&in, 1), cmd = fuzz_take(&in, 1) & CMD_MASK;
 	size_t len = in.left > MAX_FRAME ? MAX_FRAME : in.left;
 	uint64_t resp = (uintptr_t)scratch;
 	ssize_t ret;
@@ -117,7 +177,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		len = 8;
 	memset(frame, 0, sizeof(frame));
 	memcpy(frame, in.p, in.left < len ? in.left : len);
-	cmd = (steer >> 3) & 0x1f;
 	if (steer & 4)
 		cmd |= 0x80000000u;	/* IB_USER_VERBS_CMD_FLAG_EXTENDED */
 	if (!(steer & 0x40))
@@ -184,6 +243,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 #endif
+	if (steer & 0x80)
+		point_into_queue_mem(frame, len);
 	/* REG_MR (9) and REREG_MR (11) make the device read one byte of
 	 * every page of the range: a length of terabytes over memory that
 	 * happens to be mapped (AddressSanitizer's shadow is) takes minutes
@@ -207,7 +268,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	ret = write(ctx->cmd_fd, frame, len);
 	if (ret == (ssize_t)len) {
+		uint32_t sent;
+
+		memcpy(&sent, frame, 4);
 		accepted++;
+		if ((sent & ~0x80000000u) <= CMD_MASK)
+			accepted_cmd[sent >> 31][sent & CMD_MASK]++;
 		return 0;
 	}
 	if (ret == -1 && errno > 0 && errno < 256)
