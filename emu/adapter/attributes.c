@@ -65,9 +65,11 @@ const struct emu_hca_attr emu_hca = {
 		.subnet_timeout = 18,
 	},
 	.eth = {
-		/* IB_PORT_CM_SUP; the kernel adds IP_BASED_GIDS, left out here
-		 * (see attributes.md) */
-		.port_cap_flags = IBV_PORT_CM_SUP,
+		/* mlx4_ib eth_link_query_port: IB_PORT_CM_SUP and ip_gids, which
+		 * uverbs reports as bit 26 (make_port_cap_flags); libmlx4 then
+		 * resolves UD MACs through ibv_resolve_eth_l2_from_gid, which
+		 * the device answers (os/neigh.c) */
+		.port_cap_flags = IBV_PORT_CM_SUP | IBV_PORT_IP_BASED_GIDS,
 		.gid_tbl_len = 128,
 		.pkey_tbl_len = 1,
 		.max_vl_num = 2,

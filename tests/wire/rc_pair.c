@@ -21,6 +21,28 @@
  *           NAKed until the server posts one 200 ms later, then
  *           completes; with -r 0 (rnr_retry 0) it ends in
  *           RNR_RETRY_EXC_ERR.
+ *   faults  exact recovery, for runs under --wire-drop/-dup/-reorder/
+ *           -delay: the client posts -n operations (default 300), at
+ *           most 8 outstanding, cycling through -o MIX (default
+ *           "wsirfc"): w RDMA WRITE of 2500 bytes (3 packets), s SEND
+ *           with immediate of 2100 bytes (3 packets), i WRITE with
+ *           immediate of 100 bytes, r RDMA READ of 4500 bytes (5
+ *           response packets), f fetch-and-add of 3, c compare-and-swap
+ *           k -> k + 1.  The client checks that every WR completes
+ *           once, in order, with success, every READ's bytes, that the
+ *           k-th fetch-add returned 3k and the k-th compare-and-swap k
+ *           (each atomic executed once, in order, duplicates answered
+ *           from the replay cache).  The server checks that it got
+ *           exactly one receive completion per SEND and WRITE with
+ *           immediate, in order, with its immediate, length and bytes
+ *           (it keeps 16 receives more posted than it needs, so a
+ *           duplicate delivered again would show), that every WRITE
+ *           slot holds the bytes of the last WRITE to it, and the final
+ *           counter (3 x fetch-adds) and swap word (compare-and-swaps).
+ *           QPs: timeout 16 (268 ms), retry_cnt 7, rnr_retry 7.
+ *
+ * -T and -R set the QPs' timeout and retry_cnt (default 14 and 3: 67 ms
+ * and RETRY_EXC_ERR after 4 timeouts; -m faults: 16 and 7).
  *
  * Exit status 0 when every check passed.
  */
@@ -29,6 +51,7 @@
 #include <getopt.h>
 #include <infiniband/verbs.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,7 +61,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BUF_BYTES (64 * 1024)
+#define BUF_BYTES (1024 * 1024)
 #define WRITE_OFF 0
 #define READ_OFF 8192
 #define XFER 8192
@@ -50,6 +73,39 @@
 #define WIMM_BYTES 100
 #define TIMEOUT 14		/* 4.096 us x 2^14 = 67 ms */
 #define RETRY_CNT 3
+
+/* -m faults: the buffer's layout beyond the other modes' 64 KiB (the
+ * same on both sides); 64 slots per kind, at most 8 WRs outstanding and
+ * 32 receives posted, so no slot is reused while it is in use */
+#define F_SLOTS 64
+#define F_WINDOW 8
+#define F_RECV_DEPTH 32
+#define F_RECV_EXTRA 16
+#define F_W_BYTES 2500
+#define F_S_BYTES 2100
+#define F_I_BYTES 100
+#define F_R_BYTES 4500
+#define F_STRIDE 2560
+#define F_R_STRIDE 4608
+#define F_FA_ADD 3
+#define F_SRC_W 0x10000		/* WRITE sources (client), targets (server) */
+#define F_SEND 0x38000		/* SEND sources (client), receive buffers (server) */
+#define F_IMM 0x60000		/* WRITE with immediate sources and targets */
+#define F_RD_SRC 0x62000	/* READ source (server) */
+#define F_RD_DST 0x65000	/* READ targets (client) */
+#define F_FA 0xb0000		/* the counter (server) */
+#define F_CS 0xb0008		/* the swap word (server) */
+#define F_FA_RES 0xb1000	/* fetch-add results (client) */
+#define F_CS_RES 0xb1200	/* compare-and-swap results (client) */
+
+static uint8_t qp_timeout = TIMEOUT, qp_retry_cnt = RETRY_CNT;
+
+/* Seconds from the last progress to RETRY_EXC_ERR: retry_cnt + 1 local
+ * ACK timeouts of 4.096 us x 2^timeout. */
+static double retry_exc_s(void)
+{
+	return (qp_retry_cnt + 1) * 4.096e-6 * (double)(1u << qp_timeout);
+}
 
 static int failures;
 
@@ -166,7 +222,7 @@ static void open_side(struct side *s, int gidx)
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	struct ibv_qp_init_attr qia = {
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 16, .max_send_sge = 2,
+		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 2,
 			 .max_recv_sge = 2 },
 	};
 	union ibv_gid gid;
@@ -178,7 +234,7 @@ static void open_side(struct side *s, int gidx)
 	if (!s->ctx || ibv_query_port(s->ctx, 1, &s->port))
 		DIE("open/query port");
 	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = ibv_create_cq(s->ctx, 128, NULL, NULL, 0);
+	s->cq = ibv_create_cq(s->ctx, 256, NULL, NULL, 0);
 	if (posix_memalign((void **)&s->buf, 4096, BUF_BYTES))
 		DIE("memory");
 	memset(s->buf, 0, BUF_BYTES);
@@ -233,8 +289,8 @@ static void connect_qp(struct side *s, uint8_t rnr_retry)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = s->me.psn;
-	a.timeout = TIMEOUT;
-	a.retry_cnt = RETRY_CNT;
+	a.timeout = qp_timeout;
+	a.retry_cnt = qp_retry_cnt;
 	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 4;
 	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
@@ -363,10 +419,11 @@ static void ops_client(struct side *s, int fd)
 	dt = now_s() - t0;
 	CHECK(n == 1 && wc[0].status == IBV_WC_RETRY_EXC_ERR, "peer gone: %s",
 	      n ? ibv_wc_status_str(wc[0].status) : "no completion");
-	/* retry_cnt + 1 timeouts of 67 ms each; generous upper bound for load */
-	CHECK(dt >= (RETRY_CNT + 1) * 0.067 * 0.9 && dt < 15, "RETRY_EXC_ERR after %.3f s", dt);
-	printf("peer gone: %s after %.3f s (%d x 67 ms expected)\n",
-	       n ? ibv_wc_status_str(wc[0].status) : "-", dt, RETRY_CNT + 1);
+	/* retry_cnt + 1 timeouts; generous upper bound for load */
+	CHECK(dt >= retry_exc_s() * 0.9 && dt < retry_exc_s() + 15, "RETRY_EXC_ERR after %.3f s",
+	      dt);
+	printf("peer gone: %s after %.3f s (%.3f s expected)\n",
+	       n ? ibv_wc_status_str(wc[0].status) : "-", dt, retry_exc_s());
 }
 
 static void ops_server(struct side *s, int fd)
@@ -465,8 +522,9 @@ static void absent_peer(struct side *s)
 	      "no peer: %s", ibv_wc_status_str(wc[0].status));
 	CHECK(n < 2 || (wc[1].wr_id == 2 && wc[1].status == IBV_WC_WR_FLUSH_ERR),
 	      "behind it: %s", ibv_wc_status_str(wc[1].status));
-	CHECK(dt >= (RETRY_CNT + 1) * 0.067 * 0.9 && dt < 15, "RETRY_EXC_ERR after %.3f s", dt);
-	printf("no peer: RETRY_EXC_ERR after %.3f s (%d x 67 ms expected)\n", dt, RETRY_CNT + 1);
+	CHECK(dt >= retry_exc_s() * 0.9 && dt < retry_exc_s() + 15, "RETRY_EXC_ERR after %.3f s",
+	      dt);
+	printf("no peer: RETRY_EXC_ERR after %.3f s (%.3f s expected)\n", dt, retry_exc_s());
 }
 
 static void rnr_client(struct side *s, int fd, int rnr_retry)
@@ -503,21 +561,343 @@ static void rnr_server(struct side *s, int fd, int rnr_retry)
 	sync_byte(fd, 'c');
 }
 
+/* ---- faults: exact recovery ---- */
+
+struct fault_run {
+	const char *mix;
+	unsigned iters;
+};
+
+static char f_kind(const struct fault_run *r, unsigned i)
+{
+	return r->mix[i % strlen(r->mix)];
+}
+
+/* How many operations of i's kind come before operation i. */
+static unsigned f_index(const struct fault_run *r, unsigned i)
+{
+	size_t len = strlen(r->mix), per = 0, before = 0;
+	char kind = f_kind(r, i);
+
+	for (size_t j = 0; j < len; j++) {
+		per += r->mix[j] == kind;
+		before += j < i % len && r->mix[j] == kind;
+	}
+	return (unsigned)(i / len * per + before);
+}
+
+static unsigned f_count(const struct fault_run *r, char kind)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < r->iters; i++)
+		n += f_kind(r, i) == kind;
+	return n;
+}
+
+static void fill(uint8_t *p, unsigned len, unsigned seed)
+{
+	for (unsigned j = 0; j < len; j++)
+		p[j] = pattern(j, seed);
+}
+
+/* The first byte of p that is not pattern(., seed), or -1. */
+static int mismatch(const uint8_t *p, unsigned len, unsigned seed)
+{
+	for (unsigned j = 0; j < len; j++)
+		if (p[j] != pattern(j, seed))
+			return (int)j;
+	return -1;
+}
+
+static void f_post(struct side *s, const struct fault_run *r, unsigned i)
+{
+	unsigned k = f_index(r, i), slot = k % F_SLOTS;
+	uint32_t rk = s->peer.rkey, off;
+	uint64_t *res;
+
+	switch (f_kind(r, i)) {
+	case 'w':
+		off = F_SRC_W + slot * F_STRIDE;
+		fill(s->buf + off, F_W_BYTES, 0x40 + k);
+		post(s, i, IBV_WR_RDMA_WRITE, off, F_W_BYTES, off, rk, 0, 0);
+		break;
+	case 's':
+		off = F_SEND + slot * F_STRIDE;
+		fill(s->buf + off, F_S_BYTES, 0x80 + k);
+		post(s, i, IBV_WR_SEND_WITH_IMM, off, F_S_BYTES, 0, 0, i, 0);
+		break;
+	case 'i':
+		off = F_IMM + slot * 128;
+		fill(s->buf + off, F_I_BYTES, 0xc0 + k);
+		post(s, i, IBV_WR_RDMA_WRITE_WITH_IMM, off, F_I_BYTES, off, rk, i, 0);
+		break;
+	case 'r':
+		off = F_RD_DST + slot * F_R_STRIDE;
+		memset(s->buf + off, 0, F_R_BYTES);
+		post(s, i, IBV_WR_RDMA_READ, off, F_R_BYTES, F_RD_SRC + (k % 16) * 256, rk, 0, 0);
+		break;
+	case 'f':
+		res = (uint64_t *)(s->buf + F_FA_RES + slot * 8);
+		*res = ~0ull;
+		post(s, i, IBV_WR_ATOMIC_FETCH_AND_ADD, F_FA_RES + slot * 8, 8, F_FA, rk,
+		     F_FA_ADD, 0);
+		break;
+	case 'c':
+		res = (uint64_t *)(s->buf + F_CS_RES + slot * 8);
+		*res = ~0ull;
+		post(s, i, IBV_WR_ATOMIC_CMP_AND_SWP, F_CS_RES + slot * 8, 8, F_CS, rk, k, k + 1);
+		break;
+	default:
+		DIE("unknown operation '%c' in the mix", f_kind(r, i));
+	}
+}
+
+/* The completion of operation i: its data and returned value. */
+static void f_check(struct side *s, const struct fault_run *r, unsigned i,
+		    const struct ibv_wc *wc)
+{
+	static const char kinds[] = "wsirfc";
+	static const enum ibv_wc_opcode opc[] = {
+		IBV_WC_RDMA_WRITE, IBV_WC_SEND, IBV_WC_RDMA_WRITE, IBV_WC_RDMA_READ,
+		IBV_WC_FETCH_ADD, IBV_WC_COMP_SWAP,
+	};
+	char kind = f_kind(r, i);
+	unsigned k = f_index(r, i), slot = k % F_SLOTS;
+	uint64_t v;
+	int bad;
+
+	CHECK(wc->wr_id == i, "completion %u is WR %llu (lost, doubled or out of order)", i,
+	      (unsigned long long)wc->wr_id);
+	CHECK(wc->status == IBV_WC_SUCCESS, "WR %u (%c): %s", i, kind,
+	      ibv_wc_status_str(wc->status));
+	if (wc->wr_id != i || wc->status != IBV_WC_SUCCESS)
+		return;
+	CHECK(wc->opcode == opc[strchr(kinds, kind) - kinds], "WR %u (%c): opcode %d", i, kind,
+	      wc->opcode);
+	switch (kind) {
+	case 'r': {
+		/* the server's READ source is pattern(., 2) from F_RD_SRC on */
+		const uint8_t *got = s->buf + F_RD_DST + slot * F_R_STRIDE;
+
+		bad = -1;
+		for (unsigned j = 0; j < F_R_BYTES && bad < 0; j++)
+			if (got[j] != pattern((k % 16) * 256 + j, 2))
+				bad = (int)j;
+		CHECK(bad < 0, "READ %u: byte %d differs", k, bad);
+		break;
+	}
+	case 'f':
+		memcpy(&v, s->buf + F_FA_RES + slot * 8, 8);
+		CHECK(v == (uint64_t)k * F_FA_ADD, "fetch-add %u returned %llu, not %llu", k,
+		      (unsigned long long)v, (unsigned long long)k * F_FA_ADD);
+		break;
+	case 'c':
+		memcpy(&v, s->buf + F_CS_RES + slot * 8, 8);
+		CHECK(v == k, "compare-and-swap %u returned %llu", k, (unsigned long long)v);
+		break;
+	}
+}
+
+/* Tells the peer whether this side's checks passed; returns the peer's. */
+static bool exchange_ok(int fd, bool ok)
+{
+	char c = ok ? 'c' : 'f', got;
+
+	xfer(fd, &c, 1, true);
+	xfer(fd, &got, 1, false);
+	return got == 'c';
+}
+
+static bool peer_finished(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+/* The server reported a failure (its byte of exchange_ok() is waiting). */
+static bool server_failed(int fd)
+{
+	char c;
+
+	return peer_finished(fd) && recv(fd, &c, 1, MSG_PEEK) == 1 && c == 'f';
+}
+
+static void faults_client(struct side *s, int fd, const struct fault_run *r)
+{
+	unsigned posted = 0, done = 0;
+	double start = now_s(), last = start;
+	struct ibv_wc wc[F_WINDOW];
+
+	sync_byte(fd, 'r');
+	while (done < r->iters && !failures) {
+		int n;
+
+		while (posted < r->iters && posted - done < F_WINDOW)
+			f_post(s, r, posted++);
+		n = ibv_poll_cq(s->cq, F_WINDOW, wc);
+		if (n < 0)
+			DIE("poll CQ");
+		for (int j = 0; j < n; j++)
+			f_check(s, r, done++, &wc[j]);
+		if (n) {
+			last = now_s();
+		} else if (server_failed(fd)) {
+			CHECK(0, "the server's checks failed: %u of %u WRs done", done, r->iters);
+			break;
+		} else if (now_s() - last > 30) {
+			CHECK(0, "no completion for 30 s: %u of %u done", done, r->iters);
+			break;
+		} else {
+			usleep(50);
+		}
+	}
+	/* nothing more may come: every WR completes exactly once */
+	CHECK(poll_n(s, wc, 1, 0.2) == 0, "a completion beyond the %u WRs posted", r->iters);
+	printf("client faults: %u WRs (%s) completed in %.2f s\n", done, r->mix, now_s() - start);
+	exchange_ok(fd, !failures);
+	sync_byte(fd, 'x');
+}
+
+/* Receive number j: a receive WQE of its own buffer slot. */
+static void f_post_recv(struct side *s, unsigned j)
+{
+	post_recv(s, F_SEND + (j % F_SLOTS) * F_STRIDE, F_STRIDE, j);
+}
+
+static void f_check_recv(struct side *s, const struct fault_run *r, unsigned *next_op,
+			 unsigned j, const struct ibv_wc *wc)
+{
+	unsigned i = *next_op, k;
+	char kind;
+
+	while (i < r->iters && f_kind(r, i) != 's' && f_kind(r, i) != 'i')
+		i++;
+	CHECK(i < r->iters, "receive %u: more receive completions than SENDs and WRITEs "
+	      "with immediate (a duplicate delivered again)", j);
+	CHECK(wc->status == IBV_WC_SUCCESS && wc->wr_id == j, "receive %u: %s, WR %llu", j,
+	      ibv_wc_status_str(wc->status), (unsigned long long)wc->wr_id);
+	if (i >= r->iters || wc->status != IBV_WC_SUCCESS || wc->wr_id != j)
+		return;
+	kind = f_kind(r, i);
+	k = f_index(r, i);
+	*next_op = i + 1;
+	CHECK((wc->wc_flags & IBV_WC_WITH_IMM) && ntohl(wc->imm_data) == i,
+	      "receive %u: immediate %u, expected %u (operation %c %u)", j,
+	      ntohl(wc->imm_data), i, kind, k);
+	if (kind == 's') {
+		int bad = mismatch(s->buf + F_SEND + (j % F_SLOTS) * F_STRIDE, F_S_BYTES, 0x80 + k);
+
+		CHECK(wc->opcode == IBV_WC_RECV && wc->byte_len == F_S_BYTES,
+		      "receive %u: opcode %d length %u for SEND %u", j, wc->opcode,
+		      wc->byte_len, k);
+		CHECK(bad < 0, "SEND %u: byte %d differs", k, bad);
+	} else {
+		int bad = mismatch(s->buf + F_IMM + (k % F_SLOTS) * 128, F_I_BYTES, 0xc0 + k);
+
+		CHECK(wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc->byte_len == F_I_BYTES,
+		      "receive %u: opcode %d length %u for WRITE with immediate %u", j,
+		      wc->opcode, wc->byte_len, k);
+		CHECK(bad < 0, "WRITE with immediate %u: byte %d differs", k, bad);
+	}
+}
+
+static void faults_server(struct side *s, int fd, const struct fault_run *r)
+{
+	unsigned expect = f_count(r, 's') + f_count(r, 'i'), nwrite = f_count(r, 'w');
+	unsigned posted = 0, got = 0, next_op = 0;
+	uint64_t fa, cs;
+	double last;
+	struct ibv_wc wc[8];
+
+	fill(s->buf + F_RD_SRC, 16 * 256 + F_R_BYTES, 2);
+	while (posted < F_RECV_DEPTH && posted < expect + F_RECV_EXTRA)
+		f_post_recv(s, posted++);
+	sync_byte(fd, 'r');
+	last = now_s();
+	/* until every receive came, or the client stopped (done or failed) */
+	while (got < expect && !failures && now_s() - last < 30 && !peer_finished(fd)) {
+		int n = ibv_poll_cq(s->cq, 8, wc);
+
+		if (n < 0)
+			DIE("poll CQ");
+		for (int j = 0; j < n; j++) {
+			f_check_recv(s, r, &next_op, got++, &wc[j]);
+			if (posted < expect + F_RECV_EXTRA)
+				f_post_recv(s, posted++);
+		}
+		if (n)
+			last = now_s();
+		else
+			usleep(50);
+	}
+	if (!exchange_ok(fd, !failures)) {
+		/* the client stopped early: the end state says nothing more */
+		printf("server faults: the client failed; %u receive completions\n", got);
+		sync_byte(fd, 'x');
+		return;
+	}
+	/* every WR of the client completed; a duplicate delivered again
+	 * would take one of the extra receives */
+	for (int n; (n = poll_n(s, wc, 1, 0.3)) > 0; got++)
+		f_check_recv(s, r, &next_op, got, &wc[0]);
+	CHECK(got == expect, "%u receive completions for %u SENDs and WRITEs with immediate",
+	      got, expect);
+	for (unsigned slot = 0; slot < F_SLOTS && slot < nwrite; slot++) {
+		unsigned k = slot + (nwrite - 1 - slot) / F_SLOTS * F_SLOTS;
+		int bad = mismatch(s->buf + F_SRC_W + slot * F_STRIDE, F_W_BYTES, 0x40 + k);
+
+		CHECK(bad < 0, "WRITE slot %u: byte %d is not WRITE %u's", slot, bad, k);
+	}
+	memcpy(&fa, s->buf + F_FA, 8);
+	memcpy(&cs, s->buf + F_CS, 8);
+	CHECK(fa == (uint64_t)f_count(r, 'f') * F_FA_ADD, "counter %llu after %u fetch-adds of %d",
+	      (unsigned long long)fa, f_count(r, 'f'), F_FA_ADD);
+	CHECK(cs == f_count(r, 'c'), "swap word %llu after %u compare-and-swaps",
+	      (unsigned long long)cs, f_count(r, 'c'));
+	printf("server faults: %u receive completions, %u WRITEs, counter %llu, swap word %llu\n",
+	       got, nwrite, (unsigned long long)fa, (unsigned long long)cs);
+	sync_byte(fd, 'x');
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = "ops", *host = NULL;
 	int port = 18515, gidx = -1, rnr_retry = 7, opt, fd;
+	struct fault_run fr = { "wsirfc", 300 };
 	struct side s = { 0 };
 
-	while ((opt = getopt(argc, argv, "p:g:m:r:")) != -1) {
+	int timeout = -1, retry_cnt = -1;
+
+	while ((opt = getopt(argc, argv, "p:g:m:r:n:o:T:R:")) != -1) {
 		switch (opt) {
 		case 'p': port = atoi(optarg); break;
 		case 'g': gidx = atoi(optarg); break;
 		case 'm': mode = optarg; break;
 		case 'r': rnr_retry = atoi(optarg); break;
-		default: DIE("usage: rc_pair [-m ops|absent|access|rnr] [-r rnr_retry] [-g gid] [-p port] [host]");
+		case 'n': fr.iters = (unsigned)atoi(optarg); break;
+		case 'o': fr.mix = optarg; break;
+		case 'T': timeout = atoi(optarg); break;
+		case 'R': retry_cnt = atoi(optarg); break;
+		default: DIE("usage: rc_pair [-m ops|absent|access|rnr|faults] [-r rnr_retry] "
+			     "[-n count] [-o wsirfc] [-T timeout] [-R retry_cnt] [-g gid] "
+			     "[-p port] [host]");
 		}
 	}
+	if (!*fr.mix || strspn(fr.mix, "wsirfc") != strlen(fr.mix))
+		DIE("-o: a mix of w s i r f c");
+	if (!strcmp(mode, "faults")) {
+		/* 8 x 268 ms without progress before RETRY_EXC_ERR: a peer
+		 * that a loaded host leaves unscheduled for a while is no
+		 * fault of the transport */
+		qp_timeout = 16;
+		qp_retry_cnt = 7;
+	}
+	if (timeout >= 0)
+		qp_timeout = (uint8_t)(timeout & 31);
+	if (retry_cnt >= 0)
+		qp_retry_cnt = (uint8_t)(retry_cnt & 7);
 	if (optind < argc)
 		host = argv[optind];
 	open_side(&s, gidx);
@@ -534,6 +914,12 @@ int main(int argc, char **argv)
 	xfer(fd, &s.me, sizeof(s.me), true);
 	xfer(fd, &s.peer, sizeof(s.peer), false);
 	connect_qp(&s, (uint8_t)rnr_retry);
+	/* what a capture of the run must show (wire.pcap.rc) */
+	printf("rc_pair: local QPN 0x%06x PSN 0x%06x rkey 0x%08x addr 0x%016llx, "
+	       "remote QPN 0x%06x PSN 0x%06x rkey 0x%08x addr 0x%016llx, timeout %u retry_cnt %u\n",
+	       s.me.qpn, s.me.psn, s.me.rkey, (unsigned long long)s.me.addr, s.peer.qpn,
+	       s.peer.psn, s.peer.rkey, (unsigned long long)s.peer.addr, qp_timeout, qp_retry_cnt);
+	fflush(stdout);
 	if (!strcmp(mode, "ops")) {
 		if (host) {
 			sync_byte(fd, 'r');
@@ -545,6 +931,8 @@ int main(int argc, char **argv)
 		host ? access_client(&s, fd) : access_server(&s, fd);
 	} else if (!strcmp(mode, "rnr")) {
 		host ? rnr_client(&s, fd, rnr_retry) : rnr_server(&s, fd, rnr_retry);
+	} else if (!strcmp(mode, "faults")) {
+		host ? faults_client(&s, fd, &fr) : faults_server(&s, fd, &fr);
 	} else {
 		DIE("unknown mode %s", mode);
 	}
