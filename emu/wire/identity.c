@@ -43,16 +43,15 @@ static bool port_is_eth(unsigned port)
 	return emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
 }
 
-/* A bound, non-blocking UDP socket on addr:4791; -1 with errno. */
-static int bind_addr(uint32_t addr)
+int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, bool count_drops)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
-		.sin_port = htons(EMU_ROCE_UDP_PORT),
+		.sin_port = htons(udp_port),
 		.sin_addr.s_addr = htonl(addr),
 	};
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	int buf = 4 << 20;
+	int on = 1, buf = 4 << 20;
 	int err;
 
 	if (fd < 0)
@@ -60,6 +59,8 @@ static int bind_addr(uint32_t addr)
 	/* bursts of a window of full-MTU packets must not overflow */
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (count_drops)
+		setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
 	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
 		return fd;
 	err = errno;
@@ -85,7 +86,7 @@ static int claim_auto(struct port_id *p)
 		uint32_t lid = EMU_AUTO_LID_FIRST + (start + i) % span;
 		uint32_t addr = 0x7f000000u | lid;
 
-		p->fd = bind_addr(addr);
+		p->fd = emu_wire_udp_bind(addr, EMU_ROCE_UDP_PORT, false);
 		if (p->fd >= 0) {
 			p->addr = addr;
 			return 0;
@@ -111,7 +112,7 @@ static int claim_given(struct port_id *p, uint32_t addr, bool ib)
 			"InfiniBand port and must be in [1, 0xbfff]\n", text);
 		return -1;
 	}
-	p->fd = bind_addr(addr);
+	p->fd = emu_wire_udp_bind(addr, EMU_ROCE_UDP_PORT, false);
 	if (p->fd < 0) {
 		fprintf(stderr, "mlx4emu: cannot bind a UDP socket to %s:%u: %s\n", text,
 			EMU_ROCE_UDP_PORT, strerrordesc_np(errno));

@@ -37,6 +37,13 @@ int emu_identity_claim(void);
 /* Closes the sockets (destructor). */
 void emu_identity_release(void);
 
+/*
+ * A non-blocking UDP socket bound to addr:udp_port (both host order) with
+ * 4 MiB buffers; count_drops asks the kernel for the count of datagrams a
+ * full receive buffer dropped (SO_RXQ_OVFL).  -1 with errno on failure.
+ */
+int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, bool count_drops);
+
 /* The port's address and its bound, non-blocking UDP socket (-1: none). */
 uint32_t emu_port_addr(unsigned port);
 int emu_port_socket(unsigned port);

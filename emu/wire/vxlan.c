@@ -44,36 +44,12 @@ static void add(atomic_uint_fast64_t *c, uint64_t n)
 	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
 }
 
-static int tunnel_socket(uint32_t addr)
-{
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET,
-		.sin_port = htons(EMU_VXLAN_UDP_PORT),
-		.sin_addr.s_addr = htonl(addr),
-	};
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	int on = 1, buf = 4 << 20;
-
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-	/* the kernel counts the datagrams a full receive buffer drops */
-	setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
-	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
-		return fd;
-	on = errno;
-	emu_real_close(fd);
-	errno = on;
-	return -1;
-}
-
 int emu_vxlan_open(void)
 {
 	for (unsigned p = 1; p <= emu_cfg.ports; p++) {
 		uint32_t a = emu_port_addr(p);
 
-		tunnels[p - 1].fd = tunnel_socket(a);
+		tunnels[p - 1].fd = emu_wire_udp_bind(a, EMU_VXLAN_UDP_PORT, true);
 		if (tunnels[p - 1].fd < 0)
 			fprintf(stderr,
 				"mlx4emu: port %u: cannot bind UDP %u.%u.%u.%u:%u (%s): its "
