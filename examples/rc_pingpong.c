@@ -2,9 +2,12 @@
 /*
  * rc_pingpong - RC ping-pong with SEND/RECV through the direct data path.
  *
- * Two RC endpoints in one process ("client" and "server") exchange
- * messages: the client sends ping i, the server checks it and answers
- * with pong i, the client checks that. Every WQE is built and every CQE
+ * Two RC endpoints ("client" and "server") exchange messages: the client
+ * sends ping i, the server checks it and answers with pong i, the client
+ * checks that.  Both live in this process, or, with ibv_rc_pingpong's
+ * conventions, in two: "rc_pingpong -p PORT" is the server, "rc_pingpong
+ * [-p PORT] HOST" the client, which swap their QPN, PSN, LID and GID over
+ * TCP (common/exchange.h). Every WQE is built and every CQE
  * read through <infiniband/mlx4dv.h>; libibverbs only creates the objects
  * and moves the QPs between states. The round-trip time of each
  * iteration (the server's check and its reply included, as a real
@@ -30,6 +33,7 @@
 
 #include "device.h"
 #include "endpoint.h"
+#include "exchange.h"
 #include "latency.h"
 #include "options.h"
 #include "payload.h"
@@ -38,7 +42,7 @@
 static const struct ex_program program = {
 	.name = "rc_pingpong",
 	.summary = "RC ping-pong (SEND/RECV) through the mlx4dv.h data path, with latency percentiles.",
-	.extras = EX_OPT_EVENTS | EX_OPT_RX_DEPTH,
+	.extras = EX_OPT_EVENTS | EX_OPT_RX_DEPTH | EX_OPT_PEER,
 	.default_size = 4096,
 	.min_size = 1,
 	.max_size = 1u << 20,
@@ -329,28 +333,61 @@ static int post_initial_receives(struct pp_side *s)
 	return 0;
 }
 
+/* The client's half of iteration i: ping i goes out. */
+static int send_ping(struct pp_side *client, const struct ex_options *opts, uint64_t i)
+{
+	ex_payload_fill(send_slot(client), opts->size, 2 * i);
+	return post_send(client);
+}
+
+/* The server's half: ping i checked as it completes, pong i goes out
+ * (its previous pong completed before the send slot is reused). */
+static int answer_ping(struct pp_side *server, const struct ex_options *opts, uint64_t i)
+{
+	if (wait_for(server, i + 1, i, opts->events))
+		return -1;
+	ex_payload_fill(send_slot(server), opts->size, 2 * i + 1);
+	return post_send(server);
+}
+
+/* The client waits for pong i (checked) and its own ping's completion. */
+static int await_pong(struct pp_side *client, const struct ex_options *opts, uint64_t i)
+{
+	return wait_for(client, i + 1, i + 1, opts->events);
+}
+
 static int run(struct pp_side *client, struct pp_side *server,
 	       const struct ex_options *opts, struct ex_latency *lat)
 {
 	for (uint64_t i = 0; i < opts->iters; i++) {
-		uint64_t t0;
+		uint64_t t0 = ex_now_ns();
 
-		ex_payload_fill(send_slot(client), opts->size, expected_tag(server, i));
-		t0 = ex_now_ns();
-		if (post_send(client))
-			return -1;
-		/* The server checks ping i as it completes, and needs its
-		 * previous pong completed before reusing its send slot. */
-		if (wait_for(server, i + 1, i, opts->events))
-			return -1;
-		ex_payload_fill(send_slot(server), opts->size, expected_tag(client, i));
-		if (post_send(server))
-			return -1;
-		if (wait_for(client, i + 1, i + 1, opts->events))
+		if (send_ping(client, opts, i) || answer_ping(server, opts, i) ||
+		    await_pong(client, opts, i))
 			return -1;
 		ex_latency_add(lat, ex_now_ns() - t0);
 	}
 	return wait_for(server, opts->iters, opts->iters, opts->events);
+}
+
+/* Two processes: this process is one side and runs its half of each
+ * iteration. */
+static int run_side(struct pp_side *s, const struct ex_options *opts,
+		    struct ex_latency *lat)
+{
+	for (uint64_t i = 0; i < opts->iters; i++) {
+		uint64_t t0 = ex_now_ns();
+
+		if (s->receives_pings) {
+			if (answer_ping(s, opts, i))
+				return -1;
+			continue;
+		}
+		if (send_ping(s, opts, i) || await_pong(s, opts, i))
+			return -1;
+		ex_latency_add(lat, ex_now_ns() - t0);
+	}
+	return s->receives_pings ? wait_for(s, opts->iters, opts->iters, opts->events) : 0;
 }
 
 static int check_counters(const struct pp_side *s, uint64_t iters)
@@ -364,11 +401,95 @@ static int check_counters(const struct pp_side *s, uint64_t iters)
 	return -1;
 }
 
+static void print_setup(const struct ex_device *dev, const struct ex_options *opts,
+			const struct pp_side *s)
+{
+	printf("%s: %s port %u, %s, %zu-byte messages, %u iterations, %s\n",
+	       program.name, dev->name, dev->port,
+	       ex_device_is_ethernet(dev) ? "Ethernet (RoCE)" : "InfiniBand",
+	       opts->size, opts->iters,
+	       opts->events ? "completion events" : "polling");
+	printf("%s: CQE size %u bytes, BlueFlame %s\n", program.name,
+	       s->rings.send_cq.cqe_size,
+	       (s->rings.sq.flags & MLX4DV_SQ_RING_BLUEFLAME) ? "on" : "off (doorbells)");
+}
+
+/* Both sides in this process. */
+static int one_process(struct ex_device *dev, const struct ex_options *opts,
+		       struct ex_latency *lat)
+{
+	struct pp_side client, server;
+	int ret = -1;
+
+	memset(&client, 0, sizeof(client));
+	memset(&server, 0, sizeof(server));
+	if (setup_side(&client, "client", dev, opts, false) ||
+	    setup_side(&server, "server", dev, opts, true) ||
+	    post_initial_receives(&client) || post_initial_receives(&server) ||
+	    ex_endpoint_connect_pair(&client.ep, &server.ep))
+		goto out;
+	print_setup(dev, opts, &client);
+	printf("%s: client QPN 0x%06x, server QPN 0x%06x\n", program.name,
+	       client.ep.qp->qp_num, server.ep.qp->qp_num);
+	if (run(&client, &server, opts, lat) ||
+	    check_counters(&client, opts->iters) ||
+	    check_counters(&server, opts->iters))
+		goto out;
+	ex_latency_report(lat, "round trip", stdout);
+	if (opts->events)
+		printf("%s: %" PRIu64 " completion events (client %" PRIu64
+		       ", server %" PRIu64 ")\n", program.name,
+		       client.events + server.events, client.events, server.events);
+	printf("%s: %" PRIu64 " of %" PRIu64 " sends handed over by BlueFlame\n", program.name,
+	       client.bf_posts + server.bf_posts, client.sends_posted + server.sends_posted);
+	printf("%s: checks passed: %u pings and %u pongs of %zu bytes verified, no error CQE\n",
+	       program.name, opts->iters, opts->iters, opts->size);
+	ret = 0;
+out:
+	teardown_side(&client);
+	teardown_side(&server);
+	return ret;
+}
+
+/* One side in this process, the peer in another (ibv_rc_pingpong's roles). */
+static int two_processes(struct ex_device *dev, const struct ex_options *opts,
+			 struct ex_latency *lat)
+{
+	bool server = opts->host == NULL;
+	struct pp_side s;
+	struct ex_endpoint *eps[1] = { &s.ep };
+	struct ex_exchange x;
+	int ret = -1;
+
+	memset(&s, 0, sizeof(s));
+	if (setup_side(&s, server ? "server" : "client", dev, opts, server) ||
+	    post_initial_receives(&s) || ex_exchange_connect(&x, opts, eps, 1))
+		goto out;
+	print_setup(dev, opts, &s);
+	ret = run_side(&s, opts, lat) || check_counters(&s, opts->iters) ? -1 : 0;
+	/* neither side destroys its QP while the peer may still retransmit */
+	if (ex_exchange_sync(&x, "done"))
+		ret = -1;
+	ex_exchange_close(&x);
+	if (ret)
+		goto out;
+	if (!server)
+		ex_latency_report(lat, "round trip", stdout);
+	if (opts->events)
+		printf("%s: %" PRIu64 " completion events\n", program.name, s.events);
+	printf("%s: %" PRIu64 " of %" PRIu64 " sends handed over by BlueFlame\n", program.name,
+	       s.bf_posts, s.sends_posted);
+	printf("%s: checks passed: %u %s of %zu bytes verified, no error CQE\n",
+	       program.name, opts->iters, server ? "pings" : "pongs", opts->size);
+out:
+	teardown_side(&s);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct ex_options opts;
 	struct ex_device dev;
-	struct pp_side client, server;
 	struct ex_latency lat = { 0 };
 	int status = 1;
 
@@ -382,43 +503,9 @@ int main(int argc, char **argv)
 	}
 	if (ex_device_open(&dev, &opts, program.name))
 		return 1;
-	memset(&client, 0, sizeof(client));
-	memset(&server, 0, sizeof(server));
-	if (ex_latency_init(&lat, opts.iters) ||
-	    setup_side(&client, "client", &dev, &opts, false) ||
-	    setup_side(&server, "server", &dev, &opts, true) ||
-	    post_initial_receives(&client) || post_initial_receives(&server) ||
-	    ex_endpoint_connect_pair(&client.ep, &server.ep))
-		goto out;
-
-	printf("%s: %s port %u, %s, %zu-byte messages, %u iterations, %s\n",
-	       program.name, dev.name, dev.port,
-	       ex_device_is_ethernet(&dev) ? "Ethernet (RoCE)" : "InfiniBand",
-	       opts.size, opts.iters,
-	       opts.events ? "completion events" : "polling");
-	printf("%s: client QPN 0x%06x, server QPN 0x%06x, CQE size %u bytes, BlueFlame %s\n",
-	       program.name, client.ep.qp->qp_num, server.ep.qp->qp_num,
-	       client.rings.send_cq.cqe_size,
-	       (client.rings.sq.flags & MLX4DV_SQ_RING_BLUEFLAME) ? "on" : "off (doorbells)");
-
-	if (run(&client, &server, &opts, &lat) ||
-	    check_counters(&client, opts.iters) ||
-	    check_counters(&server, opts.iters))
-		goto out;
-
-	ex_latency_report(&lat, "round trip", stdout);
-	if (opts.events)
-		printf("%s: %" PRIu64 " completion events (client %" PRIu64
-		       ", server %" PRIu64 ")\n", program.name,
-		       client.events + server.events, client.events, server.events);
-	printf("%s: %" PRIu64 " of %" PRIu64 " sends handed over by BlueFlame\n", program.name,
-	       client.bf_posts + server.bf_posts, client.sends_posted + server.sends_posted);
-	printf("%s: checks passed: %u pings and %u pongs of %zu bytes verified, no error CQE\n",
-	       program.name, opts.iters, opts.iters, opts.size);
-	status = 0;
-out:
-	teardown_side(&client);
-	teardown_side(&server);
+	if (!ex_latency_init(&lat, opts.iters) &&
+	    !(opts.two_process ? two_processes : one_process)(&dev, &opts, &lat))
+		status = 0;
 	ex_latency_free(&lat);
 	ex_device_close(&dev);
 	if (status)

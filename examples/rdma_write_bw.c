@@ -2,8 +2,9 @@
 /*
  * rdma_write_bw - streaming RDMA WRITEs through the direct data path.
  *
- * A writer QP streams RDMA WRITEs into a target buffer of a second QP in
- * the same process: --batch WQEs per doorbell, a completion requested
+ * A writer QP streams RDMA WRITEs into a target buffer of a second QP, in
+ * the same process or, with ibv_rc_pingpong's conventions, in another
+ * (the server, "-p PORT", holds the target; the client, "HOST", writes): --batch WQEs per doorbell, a completion requested
  * every --signal-every WQEs (and on the last one), optionally with the
  * payload inline in the WQE (--inline) and single-WQE posts through a
  * BlueFlame register (--bf, which asks libmlx4dv for a register of the
@@ -11,7 +12,8 @@
  * ibv_post_send()/ibv_poll_cq() on a second, identically configured pair
  * of QPs, and both rates are reported with their ratio.
  *
- * Each run ends by checking the whole target buffer: every slot must hold
+ * Each run ends by checking the whole target buffer (on the server, once
+ * the client says it is written): every slot must hold
  * exactly the bytes of the last write aimed at it, and the guard bytes
  * after the last slot must be untouched.
  *
@@ -29,6 +31,7 @@
 
 #include "device.h"
 #include "endpoint.h"
+#include "exchange.h"
 #include "latency.h"
 #include "options.h"
 #include "payload.h"
@@ -38,7 +41,7 @@ static const struct ex_program program = {
 	.name = "rdma_write_bw",
 	.summary = "Streaming RDMA WRITE through the mlx4dv.h data path, optionally compared with ibv_post_send.",
 	.extras = EX_OPT_BATCH | EX_OPT_INLINE | EX_OPT_BLUEFLAME |
-		  EX_OPT_SIGNAL_EVERY | EX_OPT_VERBS,
+		  EX_OPT_SIGNAL_EVERY | EX_OPT_VERBS | EX_OPT_PEER,
 	.default_size = 64,
 	.min_size = 1,
 	.max_size = 1u << 20,
@@ -327,8 +330,17 @@ out:
 
 /* ---- setup, verification, report ---- */
 
-static int setup_run(struct bw_run *r, const char *label, bool direct,
-		     struct ex_device *dev, const struct ex_options *opts)
+/* Which endpoints of a run this process holds. */
+enum bw_sides {
+	SIDE_WRITER = 1,
+	SIDE_TARGET = 2,
+	SIDE_BOTH = SIDE_WRITER | SIDE_TARGET,
+};
+
+/* Sizes both processes work out alike from the options, then the
+ * endpoints this process holds (not yet connected). */
+static int create_run(struct bw_run *r, const char *label, bool direct,
+		      struct ex_device *dev, const struct ex_options *opts, unsigned sides)
 {
 	/* Room for four batches, and for two completion intervals, so that
 	 * a signaled WQE is always in flight before the ring fills. */
@@ -357,9 +369,11 @@ static int setup_run(struct bw_run *r, const char *label, bool direct,
 
 	r->target_slots = (uint32_t)(opts->iters < max_slots ? opts->iters :
 				     (max_slots ? max_slots : 1));
+	/* Only the writer's buffer up to the window is a source. */
+	r->window = depth;
 	/* The writer's buffer holds one source slot per WQE in flight. */
 	cfg.buf_size = (size_t)depth * opts->size;
-	if (ex_endpoint_create(&r->writer, dev, &cfg)) {
+	if ((sides & SIDE_WRITER) && ex_endpoint_create(&r->writer, dev, &cfg)) {
 		if (opts->use_inline)
 			fprintf(stderr, "%s: with --inline the WQE must hold %zu bytes; the device may allow fewer (try a smaller -s)\n",
 				program.name, opts->size);
@@ -368,13 +382,16 @@ static int setup_run(struct bw_run *r, const char *label, bool direct,
 	cfg.buf_size = (size_t)r->target_slots * opts->size + GUARD_BYTES;
 	cfg.access = IBV_ACCESS_REMOTE_WRITE;
 	cfg.max_inline_data = 0;
-	if (ex_endpoint_create(&r->target, dev, &cfg))
+	if ((sides & SIDE_TARGET) && ex_endpoint_create(&r->target, dev, &cfg))
 		return -1;
-	if (ex_endpoint_connect_pair(&r->writer, &r->target))
-		return -1;
-	/* Only the writer's buffer up to the window is a source. */
-	r->window = depth;
-	if (direct && init_direct(r, opts))
+	return 0;
+}
+
+/* After the writer is connected: its handles, the checks of the options
+ * against the queue, its source slots. */
+static int prepare_writer(struct bw_run *r, const struct ex_options *opts)
+{
+	if (r->direct && init_direct(r, opts))
 		return -1;
 	if (opts->signal_every > r->window / 2) {
 		fprintf(stderr, "%s: --signal-every %u exceeds half the send queue (%u WQEs)\n",
@@ -391,6 +408,16 @@ static int setup_run(struct bw_run *r, const char *label, bool direct,
 	return 0;
 }
 
+/* Both endpoints in this process. */
+static int setup_run(struct bw_run *r, const char *label, bool direct,
+		     struct ex_device *dev, const struct ex_options *opts)
+{
+	if (create_run(r, label, direct, dev, opts, SIDE_BOTH) ||
+	    ex_endpoint_connect_pair(&r->writer, &r->target))
+		return -1;
+	return prepare_writer(r, opts);
+}
+
 static void teardown_run(struct bw_run *r)
 {
 	if (r->rings_ready)
@@ -401,7 +428,7 @@ static void teardown_run(struct bw_run *r)
 }
 
 /* Every target slot holds the last write aimed at it; the guard is zero. */
-static int verify_target(struct bw_run *r, uint64_t iters)
+static int verify_target_bytes(struct bw_run *r, uint64_t iters)
 {
 	const uint8_t *guard = r->target.buf + (size_t)r->target_slots * r->size;
 	char what[96];
@@ -423,6 +450,12 @@ static int verify_target(struct bw_run *r, uint64_t iters)
 			return -1;
 		}
 	}
+	return 0;
+}
+
+/* Every write posted completed. */
+static int verify_counts(const struct bw_run *r, uint64_t iters)
+{
 	if (r->posted != iters || r->completed != iters) {
 		fprintf(stderr, "%s: %" PRIu64 " writes posted, %" PRIu64
 			" completed, %" PRIu64 " expected\n", r->label, r->posted,
@@ -445,7 +478,7 @@ static int stream(struct bw_run *r, const struct ex_options *opts, uint64_t iter
  * and buffers first, whichever path runs first), then the timed pass,
  * which rewrites every target slot, then the check of the target.
  */
-static int run_one(struct bw_run *r, const struct ex_options *opts)
+static int stream_timed(struct bw_run *r, const struct ex_options *opts)
 {
 	uint64_t warmup = opts->iters < WARMUP_WRITES ? opts->iters : WARMUP_WRITES;
 	uint64_t t0;
@@ -456,7 +489,12 @@ static int run_one(struct bw_run *r, const struct ex_options *opts)
 	if (stream(r, opts, opts->iters))
 		return -1;
 	r->seconds = (double)(ex_now_ns() - t0) / 1e9;
-	return verify_target(r, opts->iters);
+	return verify_counts(r, opts->iters);
+}
+
+static int run_one(struct bw_run *r, const struct ex_options *opts)
+{
+	return stream_timed(r, opts) || verify_target_bytes(r, opts->iters) ? -1 : 0;
 }
 
 static double ops_per_second(const struct bw_run *r)
@@ -481,6 +519,74 @@ static void report(const struct bw_run *r, const char *path)
 	       r->target_slots);
 }
 
+/* One process: both endpoints of each run here. */
+static int one_process(struct ex_device *dev, const struct ex_options *opts,
+		       struct bw_run *direct, struct bw_run *verbs)
+{
+	if (setup_run(direct, "direct", true, dev, opts) || run_one(direct, opts))
+		return -1;
+	report(direct, "(mlx4dv.h)");
+	if (opts->verbs) {
+		if (setup_run(verbs, "verbs", false, dev, opts) || run_one(verbs, opts))
+			return -1;
+		report(verbs, "(ibv_post_send/ibv_poll_cq)");
+		if (ops_per_second(verbs) > 0)
+			printf("  direct/verbs: %.2fx the write rate\n",
+			       ops_per_second(direct) / ops_per_second(verbs));
+	}
+	return 0;
+}
+
+/* The writer streams a run, then tells the target, which checks it. */
+static int two_process_run(struct bw_run *r, const char *path, struct ex_exchange *x,
+			   const struct ex_options *opts, bool writer)
+{
+	if (writer) {
+		if (stream_timed(r, opts) || ex_exchange_sync(x, "written"))
+			return -1;
+		report(r, path);
+		return 0;
+	}
+	if (ex_exchange_sync(x, "written") || verify_target_bytes(r, opts->iters))
+		return -1;
+	printf("  %-7s target verified: %u slots hold the last of %u writes\n", r->label,
+	       r->target_slots, opts->iters);
+	return 0;
+}
+
+/* Two processes (ibv_rc_pingpong's roles): the client writes into the
+ * server's target buffer, whose address and rkey the exchange carried. */
+static int two_processes(struct ex_device *dev, const struct ex_options *opts,
+			 struct bw_run *direct, struct bw_run *verbs)
+{
+	bool writer = opts->host != NULL;
+	unsigned side = writer ? SIDE_WRITER : SIDE_TARGET;
+	struct ex_endpoint *eps[2];
+	struct ex_exchange x;
+	size_t n = 0;
+	int ret;
+
+	if (create_run(direct, "direct", true, dev, opts, side) ||
+	    (opts->verbs && create_run(verbs, "verbs", false, dev, opts, side)))
+		return -1;
+	eps[n++] = writer ? &direct->writer : &direct->target;
+	if (opts->verbs)
+		eps[n++] = writer ? &verbs->writer : &verbs->target;
+	if (ex_exchange_connect(&x, opts, eps, n))
+		return -1;
+	ret = writer && (prepare_writer(direct, opts) ||
+			 (opts->verbs && prepare_writer(verbs, opts))) ? -1 : 0;
+	if (!ret)
+		ret = two_process_run(direct, "(mlx4dv.h)", &x, opts, writer);
+	if (!ret && opts->verbs)
+		ret = two_process_run(verbs, "(ibv_post_send/ibv_poll_cq)", &x, opts, writer);
+	if (!ret && writer && opts->verbs && ops_per_second(verbs) > 0)
+		printf("  direct/verbs: %.2fx the write rate\n",
+		       ops_per_second(direct) / ops_per_second(verbs));
+	ex_exchange_close(&x);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct ex_options opts;
@@ -503,22 +609,13 @@ int main(int argc, char **argv)
 	memset(&direct, 0, sizeof(direct));
 	memset(&verbs, 0, sizeof(verbs));
 
-	printf("%s: %s port %u, %zu-byte writes, %u writes, batch %u, completion every %u, %s, BlueFlame %s\n",
+	printf("%s: %s port %u, %zu-byte writes, %u writes, batch %u, completion every %u, %s, BlueFlame %s%s\n",
 	       program.name, dev.name, dev.port, opts.size, opts.iters, opts.batch,
 	       opts.signal_every, opts.use_inline ? "inline" : "gather",
-	       opts.blueflame ? "requested" : "off");
-	if (setup_run(&direct, "direct", true, &dev, &opts) || run_one(&direct, &opts))
+	       opts.blueflame ? "requested" : "off",
+	       !opts.two_process ? "" : opts.host ? ", writer (client)" : ", target (server)");
+	if ((opts.two_process ? two_processes : one_process)(&dev, &opts, &direct, &verbs))
 		goto out;
-	report(&direct, "(mlx4dv.h)");
-	if (opts.verbs) {
-		if (setup_run(&verbs, "verbs", false, &dev, &opts) ||
-		    run_one(&verbs, &opts))
-			goto out;
-		report(&verbs, "(ibv_post_send/ibv_poll_cq)");
-		if (ops_per_second(&verbs) > 0)
-			printf("  direct/verbs: %.2fx the write rate\n",
-			       ops_per_second(&direct) / ops_per_second(&verbs));
-	}
 	printf("%s: checks passed: %u writes per run completed without error, target buffers verified\n",
 	       program.name, opts.iters);
 	status = 0;
