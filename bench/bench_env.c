@@ -6,6 +6,7 @@
  * queue handles from libmlx4dv before anything is posted to them.
  */
 #include "bench.h"
+#include "rc_connect.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -100,35 +101,19 @@ static void modify(struct ibv_qp *qp, struct ibv_qp_attr *attr, int mask,
 
 static void connect_rc(struct bench_env *env, struct ibv_qp *qp, uint32_t peer)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = env->port,
-		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+	struct bench_rc_path path = {
+		.mtu = env->mtu,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ,
 	};
+	const char *step;
+	int err;
 
-	modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-	       IBV_QP_ACCESS_FLAGS, "INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = env->mtu;
-	a.dest_qp_num = peer;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	fill_ah_attr(env, &a.ah_attr);
-	modify(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-	       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-	       IBV_QP_MIN_RNR_TIMER, "RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0;
-	a.max_rd_atomic = 1;
-	modify(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-	       IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC, "RTS");
+	fill_ah_attr(env, &path.ah);
+	err = bench_rc_connect(qp, peer, &path, &step);
+	if (err)
+		bench_die("ibv_modify_qp(%s, QPN 0x%x): %s", step, qp->qp_num,
+			  strerror(err));
 }
 
 static void ready_ud(struct bench_env *env, struct ibv_qp *qp)

@@ -30,6 +30,7 @@
 
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
+#include "rc_connect.h"
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE)
 #define WAKES 40
@@ -61,41 +62,19 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Looped back on itself: the QP is its own peer. */
 static void to_rts(struct dev *v)
 {
 	struct ibv_port_attr pa;
-	struct ibv_qp_attr a;
+	struct bench_rc_path path = { .mtu = IBV_MTU_1024, .access = ACC };
+	const char *step;
 
 	if (ibv_query_port(v->ctx, 1, &pa))
 		die("query_port");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = ACC;
-	if (ibv_modify_qp(v->qp, &a, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_PKEY_INDEX |
-			  IBV_QP_ACCESS_FLAGS))
-		die("INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = v->qp->qp_num;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.dlid = pa.lid;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	if (ibv_modify_qp(v->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		die("RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(v->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("RTS");
+	path.ah.port_num = 1;
+	path.ah.dlid = pa.lid;
+	if (bench_rc_connect(v->qp, v->qp->qp_num, &path, &step))
+		die(step);
 }
 
 static void open_dev(struct dev *v)

@@ -22,6 +22,7 @@
 
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
+#include "rc_connect.h"
 
 #define BATCH 2048		/* WQEs per QP per round */
 
@@ -72,43 +73,27 @@ static struct ibv_qp *make_qp(void)
 static void connect_qp(struct ibv_qp *qp, uint32_t dest)
 {
 	struct ibv_port_attr pa;
-	struct ibv_qp_attr a;
+	struct bench_rc_path path = {
+		.mtu = IBV_MTU_4096,
+		.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE,
+	};
+	const char *step;
+	int err;
 
 	if (ibv_query_port(ctx, 1, &pa))
 		die("ibv_query_port");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT | IBV_QP_PKEY_INDEX |
-			  IBV_QP_ACCESS_FLAGS))
-		die("INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_4096;
-	a.dest_qp_num = dest;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.dlid = pa.lid;
+	path.ah.port_num = 1;
+	path.ah.dlid = pa.lid;
 	if (pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
-		a.ah_attr.is_global = 1;
-		if (ibv_query_gid(ctx, 1, 0, &a.ah_attr.grh.dgid))
+		path.ah.is_global = 1;
+		if (ibv_query_gid(ctx, 1, 0, &path.ah.grh.dgid))
 			die("ibv_query_gid");
 	}
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		die("RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		die("RTS");
+	err = bench_rc_connect(qp, dest, &path, &step);
+	if (err) {
+		errno = err;
+		die(step);
+	}
 }
 
 static void post_batch(struct conn *c, enum ibv_wr_opcode op, uint32_t size, int inl)

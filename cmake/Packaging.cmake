@@ -39,11 +39,27 @@ install(FILES ${PROJECT_BINARY_DIR}/mlx4dvConfig.cmake
   ${PROJECT_BINARY_DIR}/mlx4dvConfigVersion.cmake
   DESTINATION ${MLX4DV_CMAKE_DIR})
 
-# Man pages, hand-written roff.
-file(GLOB MLX4DV_MAN3 ${PROJECT_SOURCE_DIR}/docs/man/*.3)
-file(GLOB MLX4DV_MAN7 ${PROJECT_SOURCE_DIR}/docs/man/*.7)
-install(FILES ${MLX4DV_MAN3} DESTINATION ${CMAKE_INSTALL_MANDIR}/man3)
-install(FILES ${MLX4DV_MAN7} DESTINATION ${CMAKE_INSTALL_MANDIR}/man7)
+# Reference pages: generated at build time from the header's doc comments
+# (docs/man/mangen.py; the header is their only source), one per public
+# function and macro family, .so pages for the other names of a family;
+# and the overview, libmlx4dv(7). rdma-core's own pages (mlx4dv(7),
+# mlx4dv_init_obj(3), ...) are left to libibverbs-dev.
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+set(MLX4DV_MAN3_DIR ${PROJECT_BINARY_DIR}/man/man3)
+set(MLX4DV_MAN_STAMP ${PROJECT_BINARY_DIR}/man/pages.stamp)
+add_custom_command(OUTPUT ${MLX4DV_MAN_STAMP}
+  COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/docs/man/mangen.py
+    ${PROJECT_SOURCE_DIR}/include/infiniband/mlx4dv.h ${MLX4DV_MAN3_DIR}
+    ${PROJECT_VERSION}
+  COMMAND ${CMAKE_COMMAND} -E touch ${MLX4DV_MAN_STAMP}
+  DEPENDS ${PROJECT_SOURCE_DIR}/include/infiniband/mlx4dv.h
+    ${PROJECT_SOURCE_DIR}/docs/man/mangen.py
+  COMMENT "Reference pages from <infiniband/mlx4dv.h>")
+add_custom_target(mlx4dv_man_pages ALL DEPENDS ${MLX4DV_MAN_STAMP})
+install(DIRECTORY ${MLX4DV_MAN3_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man3
+  FILES_MATCHING PATTERN "*.3")
+install(FILES ${PROJECT_SOURCE_DIR}/docs/man/libmlx4dv.7
+  DESTINATION ${CMAKE_INSTALL_MANDIR}/man7)
 
 # Debian binary packages: cpack -G DEB in a build tree (configure with
 # -DCMAKE_INSTALL_PREFIX=/usr for Debian's multiarch library directory).

@@ -538,14 +538,10 @@ int main(int argc, char **argv)
 	struct atomic_test t;
 	int status = 1;
 
-	switch (ex_parse_options(&program, argc, argv, &opts)) {
-	case EX_PARSE_HELP:
-		return 0;
-	case EX_PARSE_ERROR:
-		return 2;
-	case EX_PARSE_RUN:
-		break;
-	}
+	status = ex_parse_main(&program, argc, argv, &opts);
+	if (status != EX_MAIN_RUN)
+		return status;
+	status = 1;	/* until every check passed */
 	if (ex_device_open(&dev, &opts, program.name))
 		return 1;
 	memset(&t, 0, sizeof(t));
@@ -578,8 +574,5 @@ int main(int argc, char **argv)
 	status = 0;
 out:
 	teardown(&t);
-	ex_device_close(&dev);
-	if (status)
-		fprintf(stderr, "%s: FAILED\n", program.name);
-	return status;
+	return ex_device_finish(&dev, program.name, status);
 }

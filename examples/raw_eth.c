@@ -537,14 +537,10 @@ int main(int argc, char **argv)
 	struct eth_side a, b;
 	int status = 1;
 
-	switch (ex_parse_options(&program, argc, argv, &opts)) {
-	case EX_PARSE_HELP:
-		return 0;
-	case EX_PARSE_ERROR:
-		return 2;
-	case EX_PARSE_RUN:
-		break;
-	}
+	status = ex_parse_main(&program, argc, argv, &opts);
+	if (status != EX_MAIN_RUN)
+		return status;
+	status = 1;	/* until every check passed */
 	if (ex_device_open(&dev, &opts, program.name))
 		return 1;
 	memset(&a, 0, sizeof(a));
@@ -579,8 +575,5 @@ int main(int argc, char **argv)
 out:
 	teardown_side(&a);
 	teardown_side(&b);
-	ex_device_close(&dev);
-	if (status)
-		fprintf(stderr, "%s: FAILED\n", program.name);
-	return status;
+	return ex_device_finish(&dev, program.name, status);
 }

@@ -493,22 +493,15 @@ int main(int argc, char **argv)
 	struct ex_latency lat = { 0 };
 	int status = 1;
 
-	switch (ex_parse_options(&program, argc, argv, &opts)) {
-	case EX_PARSE_HELP:
-		return 0;
-	case EX_PARSE_ERROR:
-		return 2;
-	case EX_PARSE_RUN:
-		break;
-	}
+	status = ex_parse_main(&program, argc, argv, &opts);
+	if (status != EX_MAIN_RUN)
+		return status;
+	status = 1;	/* until every check passed */
 	if (ex_device_open(&dev, &opts, program.name))
 		return 1;
 	if (!ex_latency_init(&lat, opts.iters) &&
 	    !(opts.two_process ? two_processes : one_process)(&dev, &opts, &lat))
 		status = 0;
 	ex_latency_free(&lat);
-	ex_device_close(&dev);
-	if (status)
-		fprintf(stderr, "%s: FAILED\n", program.name);
-	return status;
+	return ex_device_finish(&dev, program.name, status);
 }

@@ -594,14 +594,10 @@ int main(int argc, char **argv)
 	struct bw_run direct, verbs;
 	int status = 1;
 
-	switch (ex_parse_options(&program, argc, argv, &opts)) {
-	case EX_PARSE_HELP:
-		return 0;
-	case EX_PARSE_ERROR:
-		return 2;
-	case EX_PARSE_RUN:
-		break;
-	}
+	status = ex_parse_main(&program, argc, argv, &opts);
+	if (status != EX_MAIN_RUN)
+		return status;
+	status = 1;	/* until every check passed */
 	if (!opts.signal_every)
 		opts.signal_every = opts.batch;
 	if (ex_device_open(&dev, &opts, program.name))
@@ -622,8 +618,5 @@ int main(int argc, char **argv)
 out:
 	teardown_run(&direct);
 	teardown_run(&verbs);
-	ex_device_close(&dev);
-	if (status)
-		fprintf(stderr, "%s: FAILED\n", program.name);
-	return status;
+	return ex_device_finish(&dev, program.name, status);
 }

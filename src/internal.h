@@ -89,6 +89,13 @@ int mlx4dv_priv_wrid_take(const void *queue, struct ibv_context *context,
 void mlx4dv_priv_grant_give_back(const void *queue, uint32_t ticket,
 				 const uint64_t *wrid);
 
+/* libmlx4's view of one object (mlx4dv_init_obj()), raw_layout.c. *dv is
+ * cleared first; the CQ's asks for the UAR. 0 or libmlx4's errno. */
+int mlx4dv_priv_raw_qp(struct ibv_qp *qp, struct mlx4dv_qp *dv);
+int mlx4dv_priv_raw_rwq(struct ibv_wq *wq, struct mlx4dv_rwq *dv);
+int mlx4dv_priv_raw_srq(struct ibv_srq *srq, struct mlx4dv_srq *dv);
+int mlx4dv_priv_raw_cq(struct ibv_cq *cq, struct mlx4dv_cq *dv);
+
 /* Geometry helpers, geometry.c. */
 
 static inline bool mlx4dv_priv_is_pow2(uint64_t v)

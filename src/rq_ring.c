@@ -63,12 +63,17 @@ static int rq_fill(struct mlx4dv_rq_ring *rq, const struct rq_layout *l,
 	return 0;
 }
 
+/* The receive part of a QP's or a WQ's raw layout: the two structs
+ * name these fields alike. */
+#define RQ_LAYOUT_OF(dv) ((struct rq_layout){ \
+	.buf = (dv).buf.buf, .length = (dv).buf.length, .db = (dv).rdb, \
+	.wqe_cnt = (dv).rq.wqe_cnt, .wqe_shift = (dv).rq.wqe_shift, \
+	.offset = (dv).rq.offset })
+
 int mlx4dv_rq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_qp *qp,
 			uint32_t flags)
 {
-	struct rq_layout layout;
 	struct mlx4dv_qp dv;
-	struct mlx4dv_obj obj;
 	int ret;
 
 	if (!rq || !qp || (flags & ~(uint32_t)MLX4DV_RING_INIT_WRID))
@@ -81,30 +86,16 @@ int mlx4dv_rq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_qp *qp,
 	if (qp->srq || qp->qp_type == IBV_QPT_XRC_SEND ||
 	    qp->qp_type == IBV_QPT_XRC_RECV)
 		return ENOENT;
-
-	memset(&dv, 0, sizeof(dv));
-	memset(&obj, 0, sizeof(obj));
-	obj.qp.in = qp;
-	obj.qp.out = &dv;
-	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP);
+	ret = mlx4dv_priv_raw_qp(qp, &dv);
 	if (ret)
 		return ret;
-
-	layout.buf = dv.buf.buf;
-	layout.length = dv.buf.length;
-	layout.db = dv.rdb;
-	layout.wqe_cnt = dv.rq.wqe_cnt;
-	layout.wqe_shift = dv.rq.wqe_shift;
-	layout.offset = dv.rq.offset;
-	return rq_fill(rq, &layout, qp->context, qp->qp_num, flags);
+	return rq_fill(rq, &RQ_LAYOUT_OF(dv), qp->context, qp->qp_num, flags);
 }
 
 int mlx4dv_wq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_wq *wq,
 			uint32_t flags)
 {
-	struct rq_layout layout;
 	struct mlx4dv_rwq dv;
-	struct mlx4dv_obj obj;
 	int ret;
 
 	if (!rq || !wq || (flags & ~(uint32_t)MLX4DV_RING_INIT_WRID))
@@ -114,22 +105,10 @@ int mlx4dv_wq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_wq *wq,
 		return ret;
 	if (wq->wq_type != IBV_WQT_RQ)
 		return ENOTSUP;
-
-	memset(&dv, 0, sizeof(dv));
-	memset(&obj, 0, sizeof(obj));
-	obj.rwq.in = wq;
-	obj.rwq.out = &dv;
-	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_RWQ);
+	ret = mlx4dv_priv_raw_rwq(wq, &dv);
 	if (ret)
 		return ret;
-
-	layout.buf = dv.buf.buf;
-	layout.length = dv.buf.length;
-	layout.db = dv.rdb;
-	layout.wqe_cnt = dv.rq.wqe_cnt;
-	layout.wqe_shift = dv.rq.wqe_shift;
-	layout.offset = dv.rq.offset;
-	return rq_fill(rq, &layout, wq->context, wq->wq_num, flags);
+	return rq_fill(rq, &RQ_LAYOUT_OF(dv), wq->context, wq->wq_num, flags);
 }
 
 void mlx4dv_rq_ring_release(struct mlx4dv_rq_ring *rq)

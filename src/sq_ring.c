@@ -152,7 +152,6 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 {
 	struct mlx4dv_sq_ring ring;
 	struct mlx4dv_qp dv;
-	struct mlx4dv_obj obj;
 	int ret, state;
 
 	if (!sq || !qp ||
@@ -166,11 +165,7 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 	if (ret)
 		return ret;
 
-	memset(&dv, 0, sizeof(dv));
-	memset(&obj, 0, sizeof(obj));
-	obj.qp.in = qp;
-	obj.qp.out = &dv;
-	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP);
+	ret = mlx4dv_priv_raw_qp(qp, &dv);
 	if (ret)
 		return ret;
 	ret = mlx4dv_priv_sq_layout_check(&dv);

@@ -40,7 +40,6 @@ int mlx4dv_srq_ring_init(struct mlx4dv_srq_ring *srq, struct ibv_srq *ibsrq,
 {
 	struct mlx4dv_srq_ring ring;
 	struct mlx4dv_srq dv;
-	struct mlx4dv_obj obj;
 	uint32_t srqn = 0, counter, wqe_cnt;
 	int ret;
 
@@ -52,11 +51,7 @@ int mlx4dv_srq_ring_init(struct mlx4dv_srq_ring *srq, struct ibv_srq *ibsrq,
 	if (ret)
 		return ret;
 
-	memset(&dv, 0, sizeof(dv));
-	memset(&obj, 0, sizeof(obj));
-	obj.srq.in = ibsrq;
-	obj.srq.out = &dv;
-	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_SRQ);
+	ret = mlx4dv_priv_raw_srq(ibsrq, &dv);
 	if (ret)
 		return ret;
 	if (!dv.buf.buf || !dv.db || dv.wqe_shift < SRQ_MIN_WQE_SHIFT ||

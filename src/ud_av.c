@@ -23,14 +23,9 @@
 static int read_datagram_seg(struct ibv_qp *qp, struct mlx4_wqe_datagram_seg *out)
 {
 	struct mlx4dv_qp dv;
-	struct mlx4dv_obj obj;
 	int ret;
 
-	memset(&dv, 0, sizeof(dv));
-	memset(&obj, 0, sizeof(obj));
-	obj.qp.in = qp;
-	obj.qp.out = &dv;
-	ret = mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP);
+	ret = mlx4dv_priv_raw_qp(qp, &dv);
 	if (ret)
 		return ret;
 	if (!dv.buf.buf || dv.sq.offset < 0 || dv.sq.wqe_cnt == 0 ||

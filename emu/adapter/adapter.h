@@ -15,17 +15,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "adapter/attributes.h"
 #include "adapter/evq.h"
 #include "adapter/flow.h"
 #include "base/config.h"
 #include "base/trace.h"
 
-#define EMU_MAX_CTX 64
-#define EMU_MAX_PD 1024
-#define EMU_MAX_CQ 4096
-#define EMU_MAX_SRQ 1024
-#define EMU_MAX_IND_TBL 256
 #define EMU_MAX_FLOW 1024
+#define EMU_MAX_CHANNELS 4096 /* completion channels of the adapter */
 #define EMU_MAX_WQN_RANGE 4096
 #define EMU_FIRST_QPN 0x48 /* QPNs below are reserved (special QPs) */
 #define EMU_FIRST_KEY_INDEX 2 /* index 1 key 0 is the invalid lkey 0x100 */
@@ -183,6 +180,8 @@ struct emu_wqn_range {
 	uint32_t refcount;	/* WQs alive; base + refcount is the next */
 };
 
+struct emu_rc_conn;
+
 struct emu_path {
 	uint8_t dgid[16];
 	uint32_t flow_label;
@@ -256,6 +255,9 @@ struct emu_qp {
 	uint32_t nodb_pc;
 	uint64_t nodb_since_ns;
 	bool nodb_reported;
+	/* RC/UC state of a QP whose path leads to another adapter (owned
+	 * by the transport; NULL otherwise) */
+	struct emu_rc_conn *conn;
 };
 
 struct emu_counters_raw {
@@ -281,7 +283,7 @@ struct emu_dev {
 	atomic_uint_fast64_t pass_seq;
 
 	struct emu_ctx ctx[EMU_MAX_CTX];
-	struct emu_channel channels[EMU_MAX_CTX * 16];
+	struct emu_channel channels[EMU_MAX_CHANNELS];
 	struct emu_pd pd[EMU_MAX_PD];
 	struct emu_key *keys;	/* indexed by key >> 8 */
 	uint32_t nkeys;
@@ -292,6 +294,10 @@ struct emu_dev {
 	struct emu_flow flow[EMU_MAX_FLOW];
 	struct emu_qp **qp_tab;	/* indexed by QPN, qp_tab_size entries */
 	uint32_t qp_tab_size;
+	/* one past the highest index ever handed out of each table: the
+	 * scans over a kind's objects stop there */
+	uint32_t qp_end, cq_end, srq_end, key_end, ctx_end;
+	uint32_t uars_used;	/* contexts past GET_CONTEXT */
 	uint32_t qpn_hint;
 	uint8_t *qpn_held;	/* per QPN: reserved by a WQN range */
 	struct emu_wqn_range wqn_range[EMU_MAX_WQN_RANGE];

@@ -148,7 +148,7 @@ static int engine_pass(struct pass *p, bool with_sources)
 		emu_dev.active_dirty = false;
 		emu_rebuild_active();
 	}
-	for (int i = 0; i < EMU_MAX_CTX; i++) {
+	for (uint32_t i = 0; i < emu_dev.ctx_end; i++) {
 		struct emu_ctx *c = &emu_dev.ctx[i];
 
 		if (!c->used || !c->uar)
@@ -235,7 +235,7 @@ static void check_no_doorbell(struct emu_qp *qp, uint64_t now)
 
 static void scan_no_doorbell(uint64_t now)
 {
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++) {
 		struct emu_qp *qp = emu_dev.qp_tab[i];
 
 		if (qp && qp->used && !qp->is_wq && !qp->is_rss && !qp->lost && qp->scq &&
@@ -318,7 +318,7 @@ static bool any_ctx_polled(void)
 {
 	if (!emu_cfg.doorbell_trap)
 		return true;
-	for (int i = 0; i < EMU_MAX_CTX; i++)
+	for (uint32_t i = 0; i < emu_dev.ctx_end; i++)
 		if (emu_dev.ctx[i].used && atomic_load(&emu_dev.ctx[i].db_poll))
 			return true;
 	return false;

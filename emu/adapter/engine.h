@@ -49,6 +49,13 @@ int emu_engine_start(void);
 void emu_engine_kick(void);
 /* Recomputes the queues and CQs the engine serves (emu_dev.lock held). */
 void emu_rebuild_active(void);
+/* The QP part of it alone (a QP or WQ was created, destroyed or moved). */
+void emu_rebuild_active_qps(void);
+/* Adds a new CQ to the polled list when its doorbells are polled; removes
+ * a destroyed one. */
+struct emu_cq;
+void emu_active_cq_add(struct emu_cq *cq);
+void emu_active_cq_remove(struct emu_cq *cq);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t emu_now_ns(void);
 /* 0 once a whole pass that began after the call found nothing to do;

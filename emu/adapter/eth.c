@@ -429,7 +429,7 @@ static void deliver_unsteered(const struct emu_qp *tx, unsigned port, struct rx_
 	emu_port_mac(port, mac);
 	if (!(fr->f[0] & 1) && memcmp(fr->f, mac, 6))
 		return;
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++) {
 		struct emu_qp *rx = emu_dev.qp_tab[i];
 
 		if (rx && rx->used && rx != tx && !rx->nflows && rx->port == port)

@@ -9,18 +9,19 @@
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
+#include "adapter/remote.h"
 #include "adapter/xrc.h"
 
 bool emu_pd_in_use(uint32_t pdn)
 {
-	for (uint32_t i = 0; i < emu_dev.nkeys; i++)
+	for (uint32_t i = 0; i < emu_dev.key_end; i++)
 		if (emu_dev.keys[i].kind != EMU_KEY_FREE && emu_dev.keys[i].pdn == pdn)
 			return true;
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
 		    emu_dev.qp_tab[i]->pdn == pdn)
 			return true;
-	for (uint32_t i = 0; i < EMU_MAX_SRQ; i++)
+	for (uint32_t i = 0; i < emu_dev.srq_end; i++)
 		if (emu_dev.srq[i].used && emu_dev.srq[i].pdn == pdn)
 			return true;
 	return false;
@@ -28,7 +29,7 @@ bool emu_pd_in_use(uint32_t pdn)
 
 static void keys_release_ctx(struct emu_ctx *ctx)
 {
-	for (uint32_t i = 0; i < emu_dev.nkeys; i++)
+	for (uint32_t i = 0; i < emu_dev.key_end; i++)
 		if (emu_dev.keys[i].kind != EMU_KEY_FREE && emu_dev.keys[i].ctx == ctx) {
 			emu_dev.keys[i].kind = EMU_KEY_FREE;
 			emu_dev.keys[i].valid = false;
@@ -40,7 +41,7 @@ uint32_t emu_qps_in_use(void)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used)
 			n++;
 	return n;
@@ -54,10 +55,11 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 	emu_qpn_release_ctx(ctx);
 	/* shared XRC target QPs stay while another context holds a handle */
 	emu_xrc_release_ctx(ctx);
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
 		    emu_dev.qp_tab[i]->ctx == ctx) {
 			emu_mcast_detach_all(i);
+			emu_remote_qp_destroyed(emu_dev.qp_tab[i]);
 			emu_dev.qp_tab[i]->used = false;
 		}
 	for (unsigned i = 0; i < EMU_MAX_IND_TBL; i++)
@@ -65,10 +67,10 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 			free(emu_dev.ind[i]);
 			emu_dev.ind[i] = NULL;
 		}
-	for (unsigned i = 0; i < EMU_MAX_SRQ; i++)
+	for (unsigned i = 0; i < emu_dev.srq_end; i++)
 		if (emu_dev.srq[i].used && emu_dev.srq[i].ctx == ctx)
 			emu_dev.srq[i].used = false;
-	for (unsigned i = 0; i < EMU_MAX_CQ; i++)
+	for (unsigned i = 0; i < emu_dev.cq_end; i++)
 		if (emu_dev.cq[i].used && emu_dev.cq[i].ctx == ctx) {
 			emu_events_forget_cq(&emu_dev.cq[i]);
 			emu_dev.cq[i].used = false;
@@ -86,13 +88,13 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
  * WQEs posted to them must be flushed, and the RQ has no UAR doorbell) and
  * those of contexts that fell back to polling.
  */
-void emu_rebuild_active(void)
+void emu_rebuild_active_qps(void)
 {
 	uint32_t n = 0;
 
 	if (!emu_dev.qp_tab)
 		return;
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++) {
 		struct emu_qp *qp = emu_dev.qp_tab[i];
 
 		if (qp && qp->used && !qp->is_rss && !qp->lost &&
@@ -101,9 +103,34 @@ void emu_rebuild_active(void)
 			emu_dev.active[n++] = qp;
 	}
 	emu_dev.nactive = n;
-	n = 0;
-	for (uint32_t i = 0; i < EMU_MAX_CQ; i++)
+}
+
+void emu_rebuild_active(void)
+{
+	uint32_t n = 0;
+
+	if (!emu_dev.qp_tab)
+		return;
+	emu_rebuild_active_qps();
+	for (uint32_t i = 0; i < emu_dev.cq_end; i++)
 		if (emu_dev.cq[i].used && !emu_doorbells_trapped(emu_dev.cq[i].ctx))
 			emu_dev.active_cq[n++] = &emu_dev.cq[i];
 	emu_dev.nactive_cq = n;
+}
+
+/* A CQ created or destroyed changes only its own entry of the polled
+ * list: creating thousands of CQs must not rescan them all each time. */
+void emu_active_cq_add(struct emu_cq *cq)
+{
+	if (emu_dev.active_cq && !emu_doorbells_trapped(cq->ctx))
+		emu_dev.active_cq[emu_dev.nactive_cq++] = cq;
+}
+
+void emu_active_cq_remove(struct emu_cq *cq)
+{
+	for (uint32_t i = 0; i < emu_dev.nactive_cq; i++)
+		if (emu_dev.active_cq[i] == cq) {
+			emu_dev.active_cq[i] = emu_dev.active_cq[--emu_dev.nactive_cq];
+			return;
+		}
 }

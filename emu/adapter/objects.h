@@ -10,6 +10,35 @@ bool emu_pd_in_use(uint32_t pdn);
 void emu_objects_release_ctx(struct emu_ctx *ctx);
 uint32_t emu_qps_in_use(void);
 
+/* Records that a table's entry `index` is handed out (see emu_dev.*_end). */
+static inline void emu_table_note(uint32_t *end, uint32_t index)
+{
+	if (index >= *end)
+		*end = index + 1;
+}
+
+/*
+ * The next free entry of a table of `n` entries from `*hint` on, wrapping
+ * to `first` (next fit, as mlx4's round-robin bitmaps hand numbers out);
+ * `used(i)` says whether entry i is taken.  Returns the index and moves
+ * the hint past it, or 0 when every entry from `first` on is taken.
+ */
+static inline uint32_t emu_table_next_free(uint32_t first, uint32_t n, uint32_t *hint,
+					   bool (*used)(uint32_t))
+{
+	uint32_t span = n - first;
+
+	for (uint32_t k = 0; k < span; k++) {
+		uint32_t i = first + (*hint + k) % span;
+
+		if (!used(i)) {
+			*hint = (i - first + 1) % span;
+			return i;
+		}
+	}
+	return 0;
+}
+
 static inline struct emu_key *emu_key_lookup(uint32_t key)
 {
 	uint32_t idx = key >> 8;

@@ -30,7 +30,7 @@ unsigned emu_port_peer(unsigned port)
 
 static void raise_port_event(unsigned port, bool up)
 {
-	for (int i = 0; i < EMU_MAX_CTX; i++) {
+	for (uint32_t i = 0; i < emu_dev.ctx_end; i++) {
 		if (emu_dev.ctx[i].used)
 			emu_async_event(&emu_dev.ctx[i], port,
 					up ? IBV_EVENT_PORT_ACTIVE : IBV_EVENT_PORT_ERR, NULL);

@@ -25,6 +25,7 @@ static struct emu_qp *slot_take(uint32_t qpn)
 	}
 	memset(qp, 0, sizeof(*qp));
 	qp->qpn = qpn;
+	emu_table_note(&emu_dev.qp_end, qpn);
 	return qp;
 }
 

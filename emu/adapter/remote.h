@@ -37,15 +37,72 @@ struct emu_ud_msg {
  */
 void emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m);
 
+/*
+ * An RC or UC send WQE whose QP's path leads to another adapter, as the
+ * adapter decoded it (every value in host order unless noted).  The
+ * transport copies what it keeps: the memory behind `payload` and `segs`
+ * may change once rc_post returns.
+ */
+struct emu_rc_msg {
+	uint8_t opcode;		/* EMU_OP_SEND ... EMU_OP_ATOMIC_FA */
+	uint16_t wqe_index;	/* WQEBB counter of the WQE's first WQEBB */
+	bool signaled;		/* a CQE is asked for */
+	bool solicited;
+	uint32_t imm_raw;	/* immediate, or the rkey to invalidate (big-endian) */
+	uint64_t raddr;
+	uint32_t rkey;
+	uint64_t len;		/* message bytes (8 for an atomic) */
+	const struct emu_gather *payload;	/* SEND, RDMA WRITE */
+	const uint8_t *segs;	/* RDMA READ, atomics: the local data segments */
+	uint32_t nsegs;
+	uint64_t swap_add, compare;	/* atomics */
+	uint32_t xrc_srqn;	/* XRC: the SRQ at the target the request names */
+};
+
 struct emu_remote_ops {
 	/* Sends a UD message to QP dqpn of the adapter at addr (IPv4, host
 	 * order) from the sender's port. */
 	void (*ud_send)(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
 			const struct emu_ud_msg *m);
+	/*
+	 * Takes an RC/UC message to the QP's remote peer at addr.  Returns 0
+	 * when taken (RC: the transport completes the WQE later with
+	 * emu_send_cqe(), in order; UC: complete it now), EAGAIN when the
+	 * QP's window of outstanding requests is full (the transport
+	 * schedules the QP once it has room), or a CQE syndrome for a
+	 * message that cannot be sent.
+	 */
+	int (*rc_post)(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m);
+	/*
+	 * A WQE of the QP completed locally (syndrome 0 or an error): when
+	 * earlier WQEs of the QP still wait for their ACK, the transport
+	 * queues this completion behind them and returns true.
+	 */
+	bool (*rc_queue_local)(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
+			       uint32_t byte_cnt, bool signaled, uint8_t syndrome);
+	/* The QP is in ERR (or SQE): completes every WQE the transport still
+	 * holds, in order (WR_FLUSH_ERR).  Returns the CQEs written. */
+	int (*sq_flush)(struct emu_qp *qp);
+	/* The QP moved from state cur to next (attributes already applied). */
+	void (*qp_modified)(struct emu_qp *qp, int cur, int next);
+	/* The QP is being destroyed: the transport forgets it. */
+	void (*qp_destroyed)(struct emu_qp *qp);
 };
 
 /* Registers the transport (once, before the engine starts). */
 void emu_remote_register(const struct emu_remote_ops *ops);
 extern const struct emu_remote_ops *emu_remote;
+
+/* The command layer's notifications, forwarded to the transport. */
+void emu_remote_qp_modified(struct emu_qp *qp, int cur, int next);
+void emu_remote_qp_destroyed(struct emu_qp *qp);
+
+/*
+ * Writes the send CQE of a WQE whose completion was deferred (emu_dev.lock
+ * held): a success CQE when signaled, an error CQE (and the QP to ERR)
+ * for a syndrome other than 0.
+ */
+void emu_send_cqe(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
+		  uint32_t byte_cnt, bool signaled, uint8_t syndrome);
 
 #endif

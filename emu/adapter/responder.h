@@ -28,4 +28,24 @@ void emu_recv_error_cqe(const struct emu_rwqe *w, uint8_t syndrome);
  * in bits 13..15 on Ethernet. */
 uint16_t emu_sl_field(const struct emu_qp *d, uint8_t sl);
 
+/*
+ * Host address of [va, va + len) under rkey at responder QP d: the key's
+ * PD must be d's, its access include `need` (IBV_ACCESS_REMOTE_*), a type 2
+ * window be bound to d.  NULL when refused (remote access error).
+ */
+uint8_t *emu_rkey_map(const struct emu_qp *d, uint32_t rkey, uint64_t va, uint64_t len,
+		      uint32_t need);
+
+/* SEND with invalidate: the type 2 window of d's PD with this rkey is
+ * invalidated (anything else is left alone). */
+void emu_invalidate_rkey(const struct emu_qp *d, uint32_t rkey);
+
+/*
+ * Executes atomic `opcode` (EMU_OP_ATOMIC_CS/FA, EMU_OP_MASKED_ATOMIC_CS/FA)
+ * on the 8 bytes at p (host order) with the operands in host order: swap
+ * or add, compare (masked FA: the field-boundary mask), swap mask, compare
+ * mask.  Returns the original value.
+ */
+uint64_t emu_atomic_apply(uint8_t opcode, uint8_t *p, const uint64_t operand[4]);
+
 #endif

@@ -23,6 +23,8 @@ struct send_op {
 	uint64_t byte_cnt;	/* reported in the send CQE */
 	uint8_t syndrome, vendor;
 	bool stall;		/* RNR: retry later */
+	bool blocked;		/* the transport's window is full: wait to be scheduled */
+	bool deferred;		/* the transport completes it when its ACK arrives */
 	bool from_bf;		/* taken from the BlueFlame buffer */
 	bool checked;		/* passed the queue-level checks: execute */
 };

@@ -5,6 +5,7 @@
  * local invalidation.  Responder-side errors follow the table of
  * emu/README.md (the requester's syndrome, and the responder QP to ERR).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/objects.h"
+#include "adapter/remote.h"
 #include "adapter/responder.h"
 #include "adapter/send.h"
 #include "adapter/xrc.h"
@@ -25,16 +27,23 @@ static const uint32_t rnr_timer_us[32] = {
 
 /* ---- remote side ---- */
 
-/* The QP's path leads to another adapter (no RC/UC transport to it yet). */
-static bool path_is_remote(const struct emu_qp *qp)
+/* The address of the adapter the QP's path leads to, when it is another
+ * adapter (false: this one, or none). */
+static bool remote_addr(const struct emu_qp *qp, uint32_t *addr)
 {
 	unsigned port = qp->path.port_num ? qp->path.port_num : (qp->port ? qp->port : 1);
 	bool eth = port <= emu_cfg.ports && emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
-	uint32_t addr;
-	bool ok = eth ? emu_gid_to_addr(qp->path.dgid, &addr) :
-		  emu_lid_to_addr(port, qp->path.dlid, &addr);
+	bool ok = eth ? emu_gid_to_addr(qp->path.dgid, addr) :
+		  emu_lid_to_addr(port, qp->path.dlid, addr);
 
-	return ok && !emu_addr_is_self(addr);
+	return ok && !emu_addr_is_self(*addr);
+}
+
+static bool path_is_remote(const struct emu_qp *qp)
+{
+	uint32_t addr;
+
+	return remote_addr(qp, &addr);
 }
 
 /* The requester is reliable (RC, XRC initiator): it sees NAKs and
@@ -112,14 +121,6 @@ static void rnr_nak(struct send_op *op, struct emu_qp *d, uint64_t *now_ns)
 	op->stall = true;
 }
 
-static void invalidate_remote(struct emu_qp *d, uint32_t rkey)
-{
-	struct emu_key *k = emu_key_lookup(rkey);
-
-	if (k && k->kind == EMU_KEY_MW2 && k->pdn == emu_responder_pdn(d))
-		k->valid = false;
-}
-
 static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 			    uint64_t *now_ns)
 {
@@ -150,7 +151,7 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 	ropc = op->opcode == EMU_OP_SEND_IMM ? EMU_RECV_SEND_IMM :
 	       op->opcode == EMU_OP_SEND_INVAL ? EMU_RECV_SEND_INVAL : EMU_RECV_SEND;
 	if (op->opcode == EMU_OP_SEND_INVAL)
-		invalidate_remote(d, be32toh(op->imm_raw));
+		emu_invalidate_rkey(d, be32toh(op->imm_raw));
 	emu_recv_cqe(&w, ropc, op->opcode == EMU_OP_SEND ? 0 : op->imm_raw, g->total,
 		 qp->qpn, 0, emu_sl_field(d, qp->path.sl), emu_port_lid(qp->port), 0,
 		 op->srcrb & EMU_CTRL_SOLICIT);
@@ -160,14 +161,8 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 static uint8_t *remote_map(struct send_op *op, struct emu_qp *d, uint32_t rkey,
 			   uint64_t va, uint64_t len, uint32_t need)
 {
-	struct emu_key *k = emu_key_lookup(rkey);
-	uint8_t *p;
+	uint8_t *p = emu_rkey_map(d, rkey, va, len, need);
 
-	if (!k || k->kind == EMU_KEY_FREE || k->pdn != emu_responder_pdn(d) || !(k->access & need) ||
-	    (k->kind == EMU_KEY_MW2 && k->bind_qpn != d->qpn))
-		p = NULL;
-	else
-		p = emu_key_map(k, va, len ? len : 1);
 	if (!p) {
 		EMU_TRACE("QPN 0x%x WQE 0x%04x: rkey 0x%x va 0x%llx len %llu refused by QPN 0x%x",
 			  op->qp->qpn, op->index, rkey, (unsigned long long)va,
@@ -264,20 +259,6 @@ static void exec_read(struct send_op *op)
 		op->syndrome = EMU_SYN_LOCAL_PROT;
 }
 
-/* Fetch-and-add where set mask bits end a field: no carry out of them. */
-static uint64_t masked_add(uint64_t a, uint64_t b, uint64_t field_ends)
-{
-	uint64_t r = 0, carry = 0;
-
-	for (int i = 0; i < 64; i++) {
-		uint64_t s = ((a >> i) & 1) + ((b >> i) & 1) + carry;
-
-		r |= (s & 1) << i;
-		carry = (field_ends >> i) & 1 ? 0 : s >> 1;
-	}
-	return r;
-}
-
 static void exec_atomic(struct send_op *op)
 {
 	struct emu_qp *qp = op->qp;
@@ -289,7 +270,7 @@ static void exec_atomic(struct send_op *op)
 	uint64_t raddr = ld_be64(op->w + 16);
 	uint32_t rkey = ld_be32(op->w + 24);
 	const uint8_t *a = op->w + 32;
-	uint64_t old, val;
+	uint64_t old, operand[4];
 	uint8_t *p;
 	struct emu_gather g = { 0 };
 
@@ -313,27 +294,9 @@ static void exec_atomic(struct send_op *op)
 	p = remote_map(op, d, rkey, raddr, 8, IBV_ACCESS_REMOTE_ATOMIC);
 	if (!p)
 		return;
-	memcpy(&old, p, 8);
-	switch (op->opcode) {
-	case EMU_OP_ATOMIC_CS:
-		val = old == ld_be64(a + 8) ? ld_be64(a) : old;
-		break;
-	case EMU_OP_ATOMIC_FA:
-		val = old + ld_be64(a);
-		break;
-	case EMU_OP_MASKED_ATOMIC_CS: {
-		uint64_t swap = ld_be64(a), cmp = ld_be64(a + 8);
-		uint64_t swap_mask = ld_be64(a + 16), cmp_mask = ld_be64(a + 24);
-
-		val = ((old ^ cmp) & cmp_mask) ? old :
-		      (old & ~swap_mask) | (swap & swap_mask);
-		break;
-	}
-	default:
-		val = masked_add(old, ld_be64(a), ld_be64(a + 8));
-		break;
-	}
-	memcpy(p, &val, 8);
+	for (int i = 0; i < 4; i++)
+		operand[i] = i * 8u < aseg ? ld_be64(a + i * 8) : 0;
+	old = emu_atomic_apply(op->opcode, p, operand);
 	emu_gather_add(&g, (const uint8_t *)&old, 8);
 	if (emu_scatter_segs(qp->pdn, op->w + op->off, 1, &g, NULL))
 		op->syndrome = EMU_SYN_LOCAL_PROT;
@@ -389,6 +352,134 @@ static void exec_bind(struct send_op *op)
 		     ((flags1 & (1u << 29)) ? IBV_ACCESS_REMOTE_READ : 0);
 	mw->bind_qpn = type2 ? op->qp->qpn : 0;
 	mw->valid = len != 0 || type2;
+}
+
+/* ---- to another adapter ---- */
+
+/* Bytes the data segments of a READ ask for (a length of 0 means 2 GB). */
+static uint64_t segs_len(const uint8_t *segs, uint32_t nsegs)
+{
+	uint64_t len = 0;
+
+	for (uint32_t i = 0; i < nsegs; i++) {
+		uint32_t bc = ld_be32(segs + i * 16);
+
+		if (bc != EMU_INLINE_SEG)
+			len += bc ? bc & 0x7fffffff : 0x80000000u;
+	}
+	return len;
+}
+
+/* Decodes the WQE into a message for the transport; false when a strict
+ * check or the gather refused it (op->syndrome set). */
+static bool remote_msg(struct send_op *op, struct emu_rc_msg *m, struct emu_gather *g)
+{
+	switch (op->opcode) {
+	case EMU_OP_RDMA_READ:
+		if ((op->size - op->off) % 16) {
+			emu_send_strict_fail(op, EMU_VSYN_BAD_DS, "ds does not match the data segments");
+			return false;
+		}
+		m->segs = op->w + op->off;
+		m->nsegs = (op->size - op->off) / 16;
+		m->len = segs_len(m->segs, m->nsegs);
+		return true;
+	case EMU_OP_ATOMIC_CS:
+	case EMU_OP_ATOMIC_FA:
+		if (op->size != 64) {
+			emu_send_strict_fail(op, EMU_VSYN_BAD_DS,
+				    "ds does not match raddr + atomic + one data segment");
+			return false;
+		}
+		m->swap_add = ld_be64(op->w + 32);
+		m->compare = ld_be64(op->w + 40);
+		m->segs = op->w + 48;
+		m->nsegs = 1;
+		m->len = 8;
+		return true;
+	case EMU_OP_MASKED_ATOMIC_CS:
+	case EMU_OP_MASKED_ATOMIC_FA:
+		emu_send_strict_fail(op, EMU_VSYN_BAD_OPCODE,
+			    "masked atomics reach only QPs of this adapter");
+		return false;
+	default:
+		if (emu_send_gather(op, g))
+			return false;
+		if (g->total > 0x80000000u) {
+			op->syndrome = EMU_SYN_LOCAL_LENGTH;
+			return false;
+		}
+		m->payload = g;
+		m->len = g->total;
+		return true;
+	}
+}
+
+/* A message of an RC/UC QP whose path leads to another adapter (the
+ * local operations run here either way). */
+static bool goes_remote(const struct send_op *op, uint32_t *addr)
+{
+	uint8_t t = op->qp->type, opc = op->opcode;
+
+	return (reliable(op->qp) || t == EMU_QPT_UC) && emu_remote && opc != EMU_OP_NOP &&
+	       opc != EMU_OP_LOCAL_INVAL && opc != EMU_OP_BIND_MW && remote_addr(op->qp, addr);
+}
+
+/* Bytes of the control, remote address and atomic segments. */
+static uint32_t fixed_segs_bytes(uint8_t opcode)
+{
+	switch (opcode) {
+	case EMU_OP_RDMA_WRITE:
+	case EMU_OP_RDMA_WRITE_IMM:
+	case EMU_OP_RDMA_READ:
+		return 32;
+	case EMU_OP_ATOMIC_CS:
+	case EMU_OP_ATOMIC_FA:
+	case EMU_OP_MASKED_ATOMIC_FA:
+		return 48;
+	case EMU_OP_MASKED_ATOMIC_CS:
+		return 64;
+	default:
+		return 16;
+	}
+}
+
+/* An RC/UC message to another adapter: handed to the transport, which
+ * completes an RC WQE when its ACK arrives. */
+static void exec_remote(struct send_op *op, uint32_t addr)
+{
+	struct emu_qp *qp = op->qp;
+	struct emu_rc_msg m = {
+		.opcode = op->opcode,
+		.wqe_index = op->index,
+		.signaled = (op->srcrb & EMU_CTRL_CQ_UPDATE) == EMU_CTRL_CQ_UPDATE,
+		.solicited = op->srcrb & EMU_CTRL_SOLICIT,
+		.imm_raw = op->imm_raw,
+		.xrc_srqn = qp->type == EMU_QPT_XRC_INI ? op->srcrb >> 8 : 0,
+	};
+	uint32_t fixed = fixed_segs_bytes(op->opcode);
+	struct emu_gather g;
+	int rc;
+
+	if (op->size < fixed) {
+		emu_send_strict_fail(op, EMU_VSYN_BAD_DS, "ds too small for the raddr segment");
+		return;
+	}
+	if (fixed > 16) {
+		op->off = 32;
+		m.raddr = ld_be64(op->w + 16);
+		m.rkey = ld_be32(op->w + 24);
+	}
+	if (!remote_msg(op, &m, &g))
+		return;
+	op->byte_cnt = m.len;
+	rc = emu_remote->rc_post(qp, addr, &m);
+	if (rc == EAGAIN)
+		op->blocked = true;
+	else if (rc)
+		op->syndrome = (uint8_t)rc;
+	else if (reliable(qp))
+		op->deferred = true;
 }
 
 /* ---- decoding ---- */
@@ -467,12 +558,17 @@ void emu_send_execute(struct send_op *op, uint64_t *now_ns)
 {
 	struct emu_qp *qp = op->qp;
 	struct emu_gather g;
+	uint32_t addr;
 
 	if (!emu_send_opcode_ok(qp->type, op->opcode)) {
 		emu_send_strict_fail(op, EMU_VSYN_BAD_OPCODE, "opcode not valid for this QP type");
 		return;
 	}
 	op->off = 16;
+	if (goes_remote(op, &addr)) {
+		exec_remote(op, addr);
+		return;
+	}
 	switch (op->opcode) {
 	case EMU_OP_NOP:
 		return;

@@ -15,6 +15,7 @@
 #include "adapter/objects.h"
 #include "adapter/send.h"
 #include "adapter/doorbell.h"
+#include "adapter/remote.h"
 #include "base/guard.h"
 
 void emu_qp_set_error(struct emu_qp *qp)
@@ -71,24 +72,49 @@ static bool beyond_headroom(const struct emu_qp *qp, uint32_t n)
 	       (s[7] & 0x3f) && emu_send_opcode_ok(qp->type, w0 & 0x1f);
 }
 
-static void complete(struct send_op *op)
+static void send_cqe(struct emu_qp *qp, uint16_t index, uint8_t opcode,
+		     uint32_t byte_cnt, bool signaled, uint8_t syndrome, uint8_t vendor)
 {
-	struct emu_qp *qp = op->qp;
 	struct emu_cqe c;
 
-	if (op->syndrome) {
-		emu_cqe_write_error(qp->scq, qp->qpn, true, op->index, op->syndrome,
-				    op->vendor);
+	if (syndrome) {
+		emu_cqe_write_error(qp->scq, qp->qpn, true, index, syndrome, vendor);
 		emu_qp_set_error(qp);
 		return;
 	}
-	if ((op->srcrb & EMU_CTRL_CQ_UPDATE) != EMU_CTRL_CQ_UPDATE)
+	if (!signaled)
 		return;
 	memset(&c, 0, sizeof(c));
 	c.vlan_my_qpn = htobe32(qp->qpn);
-	c.byte_cnt = htobe32((uint32_t)op->byte_cnt);
-	c.wqe_index = htobe16(op->index);
-	emu_cqe_write(qp->scq, &c, (uint8_t)(EMU_CQE_IS_SEND | op->opcode), false);
+	c.byte_cnt = htobe32(byte_cnt);
+	c.wqe_index = htobe16(index);
+	emu_cqe_write(qp->scq, &c, (uint8_t)(EMU_CQE_IS_SEND | opcode), false);
+}
+
+void emu_send_cqe(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
+		  uint32_t byte_cnt, bool signaled, uint8_t syndrome)
+{
+	send_cqe(qp, wqe_index, opcode, byte_cnt, signaled, syndrome, 0);
+}
+
+/* Send CQEs come in WQE order: behind WQEs still waiting for their ACK, a
+ * WQE that completed locally waits in the transport's queue. */
+static void complete(struct send_op *op)
+{
+	struct emu_qp *qp = op->qp;
+	bool signaled = (op->srcrb & EMU_CTRL_CQ_UPDATE) == EMU_CTRL_CQ_UPDATE;
+
+	if (op->deferred)
+		return;
+	if (qp->conn && emu_remote &&
+	    emu_remote->rc_queue_local(qp, op->index, op->opcode, (uint32_t)op->byte_cnt,
+				       signaled, op->syndrome)) {
+		if (op->syndrome)
+			emu_qp_set_error(qp);
+		return;
+	}
+	send_cqe(qp, op->index, op->opcode, (uint32_t)op->byte_cnt, signaled,
+		 op->syndrome, op->vendor);
 }
 
 static int flush_rq(struct emu_qp *qp)
@@ -226,6 +252,9 @@ static void sq_run(struct sq_run *r)
 	if (qp->is_wq || !qp->scq)
 		return;
 	if (qp->state == EMU_QPS_ERR || qp->state == EMU_QPS_SQE) {
+		/* WQEs the transport holds are older than those at sq_pc */
+		if (qp->conn && emu_remote)
+			r->work += emu_remote->sq_flush(qp);
 		r->work += flush_sq(qp, r->budget);
 		return;
 	}
@@ -270,6 +299,8 @@ static void sq_run(struct sq_run *r)
 				(*r->pending)++;
 				break;
 			}
+			if (op->blocked)
+				break;
 		}
 		wqe_done(qp, op, r->nbb);
 		r->work++;

@@ -20,6 +20,18 @@ void emu_remote_register(const struct emu_remote_ops *ops)
 	emu_remote = ops;
 }
 
+void emu_remote_qp_modified(struct emu_qp *qp, int cur, int next)
+{
+	if (emu_remote && emu_remote->qp_modified)
+		emu_remote->qp_modified(qp, cur, next);
+}
+
+void emu_remote_qp_destroyed(struct emu_qp *qp)
+{
+	if (emu_remote && emu_remote->qp_destroyed)
+		emu_remote->qp_destroyed(qp);
+}
+
 /*
  * IPoIB over UD: a message that starts with the 4-byte encapsulation
  * header of IPv4/IPv6 gets the checksums the send WQE asks for filled in

@@ -429,19 +429,19 @@ int emu_config_load(void)
 		err = -1;
 	}
 	emu_cfg.device_id = (unsigned)x;
-	err |= parse_uint("MLX4EMU_MAX_QP", 16, 65536 - 0x48, 4096, &x);
+	err |= parse_uint("MLX4EMU_MAX_QP", 16, 131000, 0, &x);
 	emu_cfg.max_qp = (unsigned)x;
-	err |= parse_uint("MLX4EMU_MAX_QP_WR", 16, 65536, 16351, &x);
+	err |= parse_uint("MLX4EMU_MAX_QP_WR", 16, 16351, 0, &x);
 	emu_cfg.max_qp_wr = (unsigned)x;
-	err |= parse_uint("MLX4EMU_MAX_SGE", 1, 62, 32, &x);
+	err |= parse_uint("MLX4EMU_MAX_SGE", 2, 32, 0, &x);
 	emu_cfg.max_sge = (unsigned)x;
 	err |= parse_uint("MLX4EMU_MAX_INLINE", 0, 1024, 1024, &x);
 	emu_cfg.max_inline = (unsigned)x;
-	err |= parse_uint("MLX4EMU_MAX_CQE", 1, 0x3fffff, 0x3fffff, &x);
+	err |= parse_uint("MLX4EMU_MAX_CQE", 1, 0x3fffff, 0, &x);
 	emu_cfg.max_cqe = (unsigned)x;
-	err |= parse_uint("MLX4EMU_MAX_MR", 16, 1 << 20, 1 << 16, &x);
+	err |= parse_uint("MLX4EMU_MAX_MR", 16, 524032, 0, &x);
 	emu_cfg.max_mr = (unsigned)x;
-	err |= parse_uint("MLX4EMU_MAX_SRQ_WR", 16, 65535, 16383, &x);
+	err |= parse_uint("MLX4EMU_MAX_SRQ_WR", 16, 16383, 0, &x);
 	emu_cfg.max_srq_wr = (unsigned)x;
 	err |= parse_uint("MLX4EMU_RNR_TIMER_CAP_US", 0, 1000000, 1000, &x);
 	emu_cfg.rnr_cap_us = (unsigned)x;

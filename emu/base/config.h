@@ -8,8 +8,6 @@
 
 enum emu_link_layer { EMU_LL_IB = 1, EMU_LL_ETH = 2 };
 
-#define EMU_GID_TBL_LEN 4
-#define EMU_PKEY_TBL_LEN 1
 #define EMU_DEFAULT_PKEY 0xffff
 #define EMU_LID_MAP_MAX 64
 

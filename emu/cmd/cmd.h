@@ -81,9 +81,6 @@ int emu_cmd_detach_mcast(struct emu_cmd *c);
 void emu_clock_caps(struct ib_uverbs_ex_query_device_resp *r,
 		    struct mlx4_uverbs_ex_query_device_resp *drv);
 
-/* Multicast table sizes for QUERY_DEVICE. */
-void emu_mcast_caps(struct ib_uverbs_query_device_resp *r);
-
 /* An SRQ to create: basic, or XRC (made through an XRC domain handle,
  * completing on cq). */
 struct emu_srq_create_req {

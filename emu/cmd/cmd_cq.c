@@ -24,6 +24,13 @@ static bool is_pow2(uint64_t x)
 	return x && !(x & (x - 1));
 }
 
+static uint32_t cq_hint;
+
+static bool cq_used(uint32_t i)
+{
+	return emu_dev.cq[i].used;
+}
+
 static int cq_create(struct emu_cmd *c, uint64_t user_handle, uint32_t cqe,
 		     int32_t channel_fd, uint32_t comp_vector, uint32_t *cqn)
 {
@@ -31,6 +38,7 @@ static int cq_create(struct emu_cmd *c, uint64_t user_handle, uint32_t cqe,
 	uint64_t cnt = (uint64_t)cqe + 1;
 	int channel = -1;
 	struct emu_cq *cq = NULL;
+	uint32_t n;
 
 	emu_get_drv_in(c, &drv, sizeof(drv));
 	if (c->drv_in_len < sizeof(drv) || !is_pow2(cnt) || cqe > emu_cfg.max_cqe ||
@@ -49,16 +57,13 @@ static int cq_create(struct emu_cmd *c, uint64_t user_handle, uint32_t cqe,
 	    emu_probe_rw(drv.db_addr, 8))
 		return EFAULT;
 	/* CQN 0 is kept unused, as on hardware where it is reserved */
-	for (uint32_t i = 1; i < EMU_MAX_CQ; i++) {
-		if (!emu_dev.cq[i].used) {
-			cq = &emu_dev.cq[i];
-			memset(cq, 0, sizeof(*cq));
-			cq->cqn = i;
-			break;
-		}
-	}
-	if (!cq)
+	n = emu_table_next_free(1, EMU_MAX_CQ, &cq_hint, cq_used);
+	if (!n)
 		return ENOMEM;
+	cq = &emu_dev.cq[n];
+	memset(cq, 0, sizeof(*cq));
+	cq->cqn = n;
+	emu_table_note(&emu_dev.cq_end, n);
 	cq->ctx = c->ctx;
 	cq->user_handle = user_handle;
 	cq->buf = (uint8_t *)(uintptr_t)drv.buf_addr;
@@ -81,7 +86,7 @@ static int cq_create(struct emu_cmd *c, uint64_t user_handle, uint32_t cqe,
 static void cq_activate(struct emu_cq *cq)
 {
 	cq->used = true;
-	emu_rebuild_active();
+	emu_active_cq_add(cq);
 	EMU_TRACE("create_cq cqn 0x%x entries %u cqe_size %u channel %d", cq->cqn,
 		  cq->cnt, cq->cqe_size, cq->channel);
 }
@@ -141,7 +146,7 @@ int emu_cmd_create_cq_ex(struct emu_cmd *c)
 
 static bool cq_in_use(const struct emu_cq *cq)
 {
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++) {
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++) {
 		const struct emu_qp *qp = emu_dev.qp_tab[i];
 
 		if (qp && qp->used && (qp->scq == cq || qp->rcq == cq))
@@ -172,7 +177,7 @@ int emu_cmd_destroy_cq(struct emu_cmd *c)
 	if (err)
 		return err;
 	cq->used = false;
-	emu_rebuild_active();
+	emu_active_cq_remove(cq);
 	return 0;
 }
 

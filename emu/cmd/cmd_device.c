@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adapter/attributes.h"
 #include "adapter/clock.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
@@ -62,6 +63,9 @@ int emu_cmd_get_context(struct emu_cmd *c)
 
 	if (c->ctx->async_q.rd >= 0)
 		return EINVAL;
+	/* one UAR page per context: mlx4_uar_alloc's ENOMEM when all are taken */
+	if (emu_dev.uars_used >= EMU_HCA_MAX_CONTEXTS)
+		return ENOMEM;
 	err = dev_tables_init();
 	if (!err)
 		err = emu_clock_init();
@@ -89,54 +93,15 @@ int emu_cmd_get_context(struct emu_cmd *c)
 		return err;
 	}
 	emu_fd_set_async(fd, (int)(c->ctx - emu_dev.ctx));
+	emu_dev.uars_used++;
 	return 0;
-}
-
-static void fill_device_attr(struct ib_uverbs_query_device_resp *r)
-{
-	memset(r, 0, sizeof(*r));
-	r->fw_ver = (2ULL << 32) | (42ULL << 16) | 5000;
-	r->node_guid = htobe64(emu_node_guid());
-	r->sys_image_guid = htobe64(emu_sys_image_guid());
-	r->max_mr_size = ~0ULL;
-	r->page_size_cap = 0xfffffe00;
-	r->vendor_id = 0x02c9;
-	r->vendor_part_id = emu_cfg.device_id;
-	r->hw_ver = 1;
-	r->max_qp = emu_cfg.max_qp;
-	r->max_qp_wr = emu_cfg.max_qp_wr;
-	r->device_cap_flags = IBV_DEVICE_BAD_PKEY_CNTR | IBV_DEVICE_BAD_QKEY_CNTR |
-		IBV_DEVICE_CHANGE_PHY_PORT | IBV_DEVICE_PORT_ACTIVE_EVENT |
-		IBV_DEVICE_SYS_IMAGE_GUID | IBV_DEVICE_RC_RNR_NAK_GEN |
-		IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_UD_IP_CSUM |
-		IBV_DEVICE_MEM_WINDOW_TYPE_2B | IBV_DEVICE_RAW_IP_CSUM |
-		IBV_DEVICE_MANAGED_FLOW_STEERING | IBV_DEVICE_XRC;
-	r->max_sge = emu_cfg.max_sge;
-	r->max_sge_rd = emu_cfg.max_sge;
-	r->max_cq = EMU_MAX_CQ;
-	r->max_cqe = emu_cfg.max_cqe;
-	r->max_mr = emu_cfg.max_mr;
-	r->max_pd = EMU_MAX_PD;
-	r->max_qp_rd_atom = 16;
-	r->max_res_rd_atom = 16 * emu_cfg.max_qp;
-	r->max_qp_init_rd_atom = 128;
-	r->atomic_cap = IBV_ATOMIC_HCA;
-	r->max_mw = emu_cfg.max_mr;
-	r->max_ah = 0x7fffffff;
-	r->max_srq = EMU_MAX_SRQ;
-	r->max_srq_wr = emu_cfg.max_srq_wr;
-	r->max_srq_sge = emu_cfg.max_sge - 1;
-	r->max_pkeys = EMU_PKEY_TBL_LEN;
-	r->local_ca_ack_delay = 15;
-	r->phys_port_cnt = (uint8_t)emu_cfg.ports;
-	emu_mcast_caps(r);
 }
 
 int emu_cmd_query_device(struct emu_cmd *c)
 {
 	struct ib_uverbs_query_device_resp r;
 
-	fill_device_attr(&r);
+	emu_attr_query_device(&r);
 	return emu_put_resp(c, &r, sizeof(r));
 }
 
@@ -151,65 +116,24 @@ int emu_cmd_query_device_ex(struct emu_cmd *c)
 	if (q->comp_mask || q->reserved)
 		return EINVAL;
 	memset(&r, 0, sizeof(r));
-	fill_device_attr(&r.base);
-	r.rss_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
-	r.rss_caps.max_rwq_indirection_tables = EMU_MAX_IND_TBL;
-	r.rss_caps.max_rwq_indirection_table_size = 1u << 12;
-	r.max_wq_type_rq = emu_dev.qp_tab_size;
+	emu_attr_query_device_ex(&r, &drv);
 	emu_clock_caps(&r, &drv);
 	r.response_length = (uint32_t)len;
 	err = emu_put_resp(c, &r, len);
 	if (err)
 		return err;
 	drv.response_length = sizeof(drv);
-	drv.rss_caps.rx_hash_fields_mask = 0xff;
-	drv.rss_caps.rx_hash_function = MLX4_IB_RX_HASH_FUNC_TOEPLITZ;
-	drv.tso_caps.max_tso = 65536;
-	drv.tso_caps.supported_qpts = 1u << IBV_QPT_RAW_PACKET;
 	return emu_put_drv_resp(c, &drv, sizeof(drv));
-}
-
-/*
- * The RoCE path MTU of an Ethernet MTU, as mlx4_ib's iboe_get_mtu: the
- * largest IB MTU that fits once the GRH, BTH, the largest extension
- * headers (XRC, AtomicETH) and the ICRC are taken off (256 at least).
- */
-static uint8_t roce_mtu(uint32_t eth_mtu)
-{
-	uint32_t headers = 40 + 12 + 4 + 28 + 4;
-	uint32_t room = eth_mtu > headers ? eth_mtu - headers : 0;
-
-	return room >= 4096 ? IBV_MTU_4096 : room >= 2048 ? IBV_MTU_2048 :
-	       room >= 1024 ? IBV_MTU_1024 : room >= 512 ? IBV_MTU_512 : IBV_MTU_256;
 }
 
 int emu_cmd_query_port(struct emu_cmd *c)
 {
 	const struct ib_uverbs_query_port *q = c->in;
-	struct ib_uverbs_query_port_resp r = { 0 };
-	unsigned p = q->port_num;
-	bool eth;
+	struct ib_uverbs_query_port_resp r;
 
-	if (p < 1 || p > emu_cfg.ports)
+	if (q->port_num < 1 || q->port_num > emu_cfg.ports)
 		return EINVAL;
-	eth = emu_cfg.link_layer[p - 1] == EMU_LL_ETH;
-	/* no IP-based GIDs: libmlx4 then derives MACs from link-local GIDs */
-	r.port_cap_flags = eth ? 0x00010000u : 0x02510868u;
-	r.max_msg_sz = 0x40000000;
-	r.gid_tbl_len = EMU_GID_TBL_LEN;
-	r.pkey_tbl_len = EMU_PKEY_TBL_LEN;
-	r.lid = emu_port_lid(p);
-	r.sm_lid = eth ? 0 : 1;
-	r.state = emu_port_link_up(p) ? IBV_PORT_ACTIVE : IBV_PORT_DOWN;
-	r.max_mtu = IBV_MTU_4096;
-	r.active_mtu = eth ? roce_mtu(emu_port_mtu(p)) : IBV_MTU_4096;
-	r.max_vl_num = eth ? 1 : 4;
-	r.subnet_timeout = eth ? 0 : 18;
-	r.active_width = 2;	/* 4X */
-	r.active_speed = eth ? 4 : 16;	/* QDR / FDR */
-	/* LinkUp, or Polling while up without a link, or Disabled */
-	r.phys_state = emu_port_link_up(p) ? 5 : emu_port_admin_up(p) ? 2 : 3;
-	r.link_layer = eth ? IBV_LINK_LAYER_ETHERNET : IBV_LINK_LAYER_INFINIBAND;
+	emu_attr_query_port(q->port_num, &r);
 	return emu_put_resp(c, &r, sizeof(r));
 }
 
@@ -220,28 +144,35 @@ struct emu_pd *emu_pd_get(struct emu_ctx *ctx, uint32_t h)
 	return &emu_dev.pd[h];
 }
 
+static uint32_t pd_hint;
+
+static bool pd_used(uint32_t i)
+{
+	return emu_dev.pd[i].used;
+}
+
 int emu_cmd_alloc_pd(struct emu_cmd *c)
 {
 	struct ib_uverbs_alloc_pd_resp r = { 0 };
 	struct mlx4_ib_alloc_pd_resp drv = { 0 };
+	uint32_t i;
 	int err;
 
-	/* PD 0 is never handed out so that a zeroed field is never valid */
-	for (uint32_t i = 1; i < EMU_MAX_PD; i++) {
-		if (emu_dev.pd[i].used)
-			continue;
-		r.pd_handle = i;
-		drv.pdn = i;
-		err = emu_put_resp(c, &r, sizeof(r));
-		if (!err)
-			err = emu_put_drv_resp(c, &drv, sizeof(drv));
-		if (err)
-			return err;
-		emu_dev.pd[i].used = true;
-		emu_dev.pd[i].ctx = c->ctx;
-		return 0;
-	}
-	return ENOMEM;
+	/* PD 0 is never handed out so that a zeroed field is never valid;
+	 * all taken: mlx4_pd_alloc fails with ENOMEM */
+	i = emu_table_next_free(1, EMU_MAX_PD, &pd_hint, pd_used);
+	if (!i)
+		return ENOMEM;
+	r.pd_handle = i;
+	drv.pdn = i;
+	err = emu_put_resp(c, &r, sizeof(r));
+	if (!err)
+		err = emu_put_drv_resp(c, &drv, sizeof(drv));
+	if (err)
+		return err;
+	emu_dev.pd[i].used = true;
+	emu_dev.pd[i].ctx = c->ctx;
+	return 0;
 }
 
 int emu_cmd_dealloc_pd(struct emu_cmd *c)
@@ -295,7 +226,7 @@ void emu_channel_release(int channel)
 	if (ch->used) {
 		emu_evq_close(&ch->q);
 		ch->used = false;
-		for (unsigned i = 0; i < EMU_MAX_CQ; i++)
+		for (unsigned i = 0; i < emu_dev.cq_end; i++)
 			if (emu_dev.cq[i].used && emu_dev.cq[i].channel == channel)
 				emu_dev.cq[i].channel = -1;
 	}
@@ -307,8 +238,10 @@ void emu_ctx_release(struct emu_ctx *ctx)
 	pthread_mutex_lock(&emu_dev.lock);
 	emu_objects_release_ctx(ctx);
 	/* the async fd stays the program's, but no longer the device's */
-	if (ctx->async_q.rd >= 0)
+	if (ctx->async_q.rd >= 0) {
 		emu_fd_set_async(ctx->async_q.rd, -1);
+		emu_dev.uars_used--;
+	}
 	emu_evq_close(&ctx->async_q);
 	ctx->uar = NULL;
 	ctx->bf_page = NULL;

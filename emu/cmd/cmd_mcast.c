@@ -58,10 +58,3 @@ int emu_cmd_detach_mcast(struct emu_cmd *c)
 
 	return qp ? emu_mcast_detach(qp, q->gid, q->mlid) : EINVAL;
 }
-
-void emu_mcast_caps(struct ib_uverbs_query_device_resp *r)
-{
-	r->max_mcast_grp = EMU_MAX_MCAST_GRP;
-	r->max_mcast_qp_attach = EMU_MCAST_QP_PER_GRP;
-	r->max_total_mcast_qp_attach = EMU_MAX_MCAST_GRP * EMU_MCAST_QP_PER_GRP;
-}

@@ -11,27 +11,28 @@
 
 static uint8_t key_tag;
 
+static bool key_used(uint32_t idx)
+{
+	return emu_dev.keys[idx].kind != EMU_KEY_FREE;
+}
+
+/* A free MPT entry (MR or window): NULL when all are taken, where
+ * mlx4_mpt_reserve fails and the kernel returns ENOMEM. */
 static struct emu_key *key_alloc(struct emu_ctx *ctx, uint8_t kind)
 {
-	for (uint32_t n = 0; n < emu_dev.nkeys; n++) {
-		uint32_t idx = emu_dev.key_hint + n;
-		struct emu_key *k;
+	uint32_t idx = emu_table_next_free(EMU_FIRST_KEY_INDEX, emu_dev.nkeys,
+					   &emu_dev.key_hint, key_used);
+	struct emu_key *k;
 
-		if (idx >= emu_dev.nkeys)
-			idx -= emu_dev.nkeys - EMU_FIRST_KEY_INDEX;
-		if (idx < EMU_FIRST_KEY_INDEX)
-			continue;
-		k = &emu_dev.keys[idx];
-		if (k->kind != EMU_KEY_FREE)
-			continue;
-		memset(k, 0, sizeof(*k));
-		k->kind = kind;
-		k->ctx = ctx;
-		k->key = idx << 8 | key_tag++;
-		emu_dev.key_hint = idx + 1;
-		return k;
-	}
-	return NULL;
+	if (!idx)
+		return NULL;
+	k = &emu_dev.keys[idx];
+	memset(k, 0, sizeof(*k));
+	k->kind = kind;
+	k->ctx = ctx;
+	k->key = idx << 8 | key_tag++;
+	emu_table_note(&emu_dev.key_end, idx);
+	return k;
 }
 
 static struct emu_key *key_by_handle(struct emu_ctx *ctx, uint32_t h, bool mw)

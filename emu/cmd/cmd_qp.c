@@ -16,6 +16,7 @@
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
+#include "adapter/remote.h"
 #include "cmd/qp_state.h"
 #include "cmd/sizes.h"
 #include "adapter/doorbell.h"
@@ -243,7 +244,7 @@ static void qp_activate(struct emu_qp *qp)
 	qp->used = true;
 	if (!qp->is_wq)
 		emu_db_set_qp_owner(qp->qpn, (int)(qp->ctx - emu_dev.ctx));
-	emu_rebuild_active();
+	emu_rebuild_active_qps();
 	EMU_TRACE("create_qp qpn 0x%x type %u sq %u x %u at +%u, rq %u x %u at +%u%s",
 		  qp->qpn, qp->type, qp->sq_cnt, 1u << qp->sq_shift, qp->sq_off,
 		  qp->rq_cnt, 1u << qp->rq_shift, qp->rq_off,
@@ -354,19 +355,21 @@ static int check_values(const struct emu_qp *qp, const struct ib_uverbs_modify_q
 {
 	uint32_t mask = m->attr_mask;
 	uint8_t port = (mask & IBV_QP_PORT) ? m->port_num : qp->port;
+	const struct emu_port_attr *tables =
+		emu_port_attr(port >= 1 && port <= emu_cfg.ports ? port : 1);
 
 	if ((mask & IBV_QP_PORT) && (m->port_num < 1 || m->port_num > emu_cfg.ports))
 		return EINVAL;
 	if (qp->type == EMU_QPT_RAW && (mask & IBV_QP_PORT) &&
 	    emu_cfg.link_layer[m->port_num - 1] != EMU_LL_ETH)
 		return EINVAL;
-	if ((mask & IBV_QP_PKEY_INDEX) && m->pkey_index >= EMU_PKEY_TBL_LEN)
+	if ((mask & IBV_QP_PKEY_INDEX) && m->pkey_index >= tables->pkey_tbl_len)
 		return EINVAL;
 	if ((mask & IBV_QP_PATH_MTU) && (m->path_mtu < IBV_MTU_256 ||
 					 m->path_mtu > IBV_MTU_4096))
 		return EINVAL;
 	if ((mask & IBV_QP_AV)) {
-		if (m->dest.sgid_index >= EMU_GID_TBL_LEN)
+		if (m->dest.sgid_index >= tables->gid_tbl_len)
 			return EINVAL;
 		/* RoCE addresses by GID: an AV without GRH is unusable */
 		if (port >= 1 && port <= emu_cfg.ports &&
@@ -480,8 +483,9 @@ static int modify_qp(struct emu_cmd *c, const struct ib_uverbs_modify_qp *m)
 	/* WQEs whose doorbell came while the QP was not in RTS run now (IB
 	 * spec 10.3.1: queued in INIT/RTR/SQD, processed from RTS); error
 	 * states are polled (flushes) from here on */
+	emu_remote_qp_modified(qp, cur, next);
 	if (next != cur)
-		emu_rebuild_active();
+		emu_rebuild_active_qps();
 	if (next == EMU_QPS_RESET)
 		qp->db_held = false;
 	if (next == EMU_QPS_RTS && qp->db_held) {
@@ -566,9 +570,10 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 	emu_flow_remove_qp(qp->qpn);
 	/* uverbs detaches a QP's groups before it destroys it */
 	emu_mcast_detach_all(qp->qpn);
+	emu_remote_qp_destroyed(qp);
 	qp->used = false;
 	emu_db_set_qp_owner(qp->qpn, -1);
-	emu_rebuild_active();
+	emu_rebuild_active_qps();
 	EMU_TRACE("destroy_qp qpn 0x%x", qp->qpn);
 	return 0;
 }

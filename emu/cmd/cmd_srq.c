@@ -23,6 +23,13 @@ struct emu_srq *emu_srq_get(struct emu_ctx *ctx, uint32_t h)
 	return &emu_dev.srq[h];
 }
 
+static uint32_t srq_hint;
+
+static bool srq_used(uint32_t i)
+{
+	return emu_dev.srq[i].used;
+}
+
 int emu_srq_create(struct emu_cmd *c, const struct emu_srq_create_req *q)
 {
 	struct ib_uverbs_create_srq_resp r = { 0 };
@@ -33,7 +40,7 @@ int emu_srq_create(struct emu_cmd *c, const struct emu_srq_create_req *q)
 	 * entries (srq.c mlx4_find_xsrq): keep the number inside it */
 	uint32_t nsrq = q->xrcd_via && emu_dev.qp_tab_size < EMU_MAX_SRQ ?
 			emu_dev.qp_tab_size : EMU_MAX_SRQ;
-	uint32_t cnt, shift;
+	uint32_t cnt, shift, srqn;
 	int err;
 
 	emu_get_drv_in(c, &drv, sizeof(drv));
@@ -48,13 +55,11 @@ int emu_srq_create(struct emu_cmd *c, const struct emu_srq_create_req *q)
 	if (emu_probe_rw(drv.buf_addr, (uint64_t)cnt << shift) ||
 	    emu_probe_rw(drv.db_addr, 4))
 		return EFAULT;
-	for (uint32_t i = 1; i < nsrq; i++)
-		if (!emu_dev.srq[i].used) {
-			srq = &emu_dev.srq[i];
-			break;
-		}
-	if (!srq)
+	srqn = emu_table_next_free(1, nsrq, &srq_hint, srq_used);
+	if (!srqn)
 		return ENOMEM;
+	srq = &emu_dev.srq[srqn];
+	emu_table_note(&emu_dev.srq_end, srqn);
 	r.srq_handle = (uint32_t)(srq - emu_dev.srq);
 	r.max_wr = cnt - 1;
 	r.max_sge = q->max_sge;
@@ -139,7 +144,7 @@ int emu_cmd_destroy_srq(struct emu_cmd *c)
 
 	if (!srq)
 		return EINVAL;
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
 		    emu_dev.qp_tab[i]->srq == srq)
 			return EBUSY;
@@ -227,7 +232,7 @@ int emu_cmd_create_wq(struct emu_cmd *c)
 	wq->rq_db = (volatile uint32_t *)(uintptr_t)drv.db_addr;
 	wq->state = EMU_QPS_RESET;
 	wq->used = true;
-	emu_rebuild_active();
+	emu_rebuild_active_qps();
 	EMU_TRACE("create_wq wqn 0x%x %u x %u bytes at +%u", wq->qpn, cnt,
 		  1u << shift, wq->rq_off);
 	return 0;
@@ -288,7 +293,7 @@ int emu_cmd_destroy_wq(struct emu_cmd *c)
 		return err;
 	wq->used = false;
 	emu_qpn_release_wq(wq);
-	emu_rebuild_active();
+	emu_rebuild_active_qps();
 	return 0;
 }
 
@@ -350,7 +355,7 @@ int emu_cmd_destroy_ind_tbl(struct emu_cmd *c)
 	t = emu_dev.ind[q->ind_tbl_handle];
 	if (!t || t->ctx != c->ctx)
 		return EINVAL;
-	for (uint32_t i = 0; i < emu_dev.qp_tab_size; i++)
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
 		    emu_dev.qp_tab[i]->ind == t)
 			return EBUSY;

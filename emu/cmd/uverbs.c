@@ -318,6 +318,35 @@ static bool orders_work(uint32_t command)
 	}
 }
 
+/*
+ * Commands that only hand out or take back an object no work refers to
+ * yet: the engine has nothing new to look at, and waking it for each would
+ * make a program that creates thousands of them wait on the engine thread.
+ */
+static bool wakes_engine(uint32_t command)
+{
+	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED)
+		return true;
+	switch (command) {
+	case IB_USER_VERBS_CMD_QUERY_DEVICE:
+	case IB_USER_VERBS_CMD_QUERY_PORT:
+	case IB_USER_VERBS_CMD_ALLOC_PD:
+	case IB_USER_VERBS_CMD_DEALLOC_PD:
+	case IB_USER_VERBS_CMD_REG_MR:
+	case IB_USER_VERBS_CMD_DEREG_MR:
+	case IB_USER_VERBS_CMD_ALLOC_MW:
+	case IB_USER_VERBS_CMD_DEALLOC_MW:
+	case IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL:
+	case IB_USER_VERBS_CMD_CREATE_CQ:
+	case IB_USER_VERBS_CMD_DESTROY_CQ:
+	case IB_USER_VERBS_CMD_CREATE_SRQ:
+	case IB_USER_VERBS_CMD_DESTROY_SRQ:
+		return false;
+	default:
+		return true;
+	}
+}
+
 ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len)
 {
 	struct ib_uverbs_cmd_hdr hdr = { 0 };
@@ -355,7 +384,8 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len)
 	else
 		err = d->fn(&c);
 	pthread_mutex_unlock(&emu_dev.lock);
-	emu_engine_kick();
+	if (wakes_engine(hdr.command))
+		emu_engine_kick();
 out:
 	free(frame);
 	if (emu_cfg.debug)

@@ -93,12 +93,12 @@ EXPORT int mlx4emu_clear_faults(void)
 	emu_dev.fault_cqe.count = 0;
 	emu_dev.fault_err.count = 0;
 	emu_dev.fault_overrun = 0;
-	for (uint32_t i = 0; emu_dev.qp_tab && i < emu_dev.qp_tab_size; i++)
+	for (uint32_t i = 0; emu_dev.qp_tab && i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i]) {
 			emu_dev.qp_tab[i]->fault_cqe_at = 0;
 			emu_dev.qp_tab[i]->fault_err_after = 0;
 		}
-	for (uint32_t i = 0; i < EMU_MAX_CQ; i++)
+	for (uint32_t i = 0; i < emu_dev.cq_end; i++)
 		emu_dev.cq[i].overrun_after = 0;
 	pthread_mutex_unlock(&emu_dev.lock);
 	return 0;

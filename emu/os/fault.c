@@ -32,7 +32,8 @@
 #include "os/store_decode.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_MAPPINGS 512
+/* every context maps its UAR and BlueFlame pages once, a few map them twice */
+#define MAX_MAPPINGS (2 * EMU_MAX_CTX + 64)
 
 struct trap_map {
 	atomic_uintptr_t page;	/* 0: free */

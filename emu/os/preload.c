@@ -146,6 +146,8 @@ static int emu_open_device(int flags)
 		if (ctx_pages(c, fd))
 			break;
 		c->used = true;
+		if ((uint32_t)i >= emu_dev.ctx_end)
+			emu_dev.ctx_end = (uint32_t)i + 1;
 		emu_fd_set_ctx(fd, i);
 		pthread_mutex_unlock(&emu_dev.lock);
 		EMU_TRACE("open %s -> fd %d (context %d)", EMU_CDEV_PATH, fd, i);
@@ -154,6 +156,8 @@ static int emu_open_device(int flags)
 	}
 	pthread_mutex_unlock(&emu_dev.lock);
 	emu_real_close(fd);
+	/* more device files open than the adapter has contexts, and as
+	 * many again that never asked for one */
 	errno = EMFILE;
 	return -1;
 }
@@ -477,6 +481,7 @@ static void emu_start(void)
 		return;
 	}
 	emu_faults_init();
+	emu_attributes_apply_defaults();
 	if (emu_identity_claim()) {
 		fprintf(stderr, "mlx4emu: no address for the adapter, device disabled\n");
 		return;

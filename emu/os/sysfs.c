@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adapter/attributes.h"
 #include "base/config.h"
 #include "os/sysfs_pci.h"
 #include "os/tmptree.h"
@@ -87,7 +88,7 @@ static int put_port_identity(unsigned port)
 
 	snprintf(text, sizeof(text), "0x%x", emu_port_lid(port));
 	err |= put_file(text, "%s/ports/%u/lid", dev, port);
-	for (unsigned i = 0; i < EMU_GID_TBL_LEN; i++) {
+	for (unsigned i = 0; i < emu_port_attr(port)->gid_tbl_len; i++) {
 		bool v2, valid = emu_port_gid_entry(port, i, gid, &v2);
 
 		gid_text(gid, text, sizeof(text));
@@ -117,7 +118,7 @@ static int put_port(unsigned port)
 	err |= put_file("0", "%s/ports/%u/lid_mask_count", dev, port);
 	err |= put_file("0", "%s/ports/%u/sm_sl", dev, port);
 	err |= put_port_identity(port);
-	for (unsigned i = 0; i < EMU_PKEY_TBL_LEN; i++) {
+	for (unsigned i = 0; i < emu_port_attr(port)->pkey_tbl_len; i++) {
 		snprintf(text, sizeof(text), "0x%04x", i == 0 ? EMU_DEFAULT_PKEY : 0);
 		err |= put_file(text, "%s/ports/%u/pkeys/%u", dev, port, i);
 	}

@@ -1,35 +1,117 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * The transport's registrations and its engine source: each pass reads
- * the packets waiting on every port, dispatches them by transport, then
- * sends what the pass queued.
+ * The transport's registrations and its engine sources: each pass runs
+ * the RC timers that are due, reads the packets waiting on every port,
+ * dispatches them by transport (RC/UC requests to the responder, their
+ * ACKs and responses to the completer, UD to ud.c), sends the coalesced
+ * ACKs, then everything the pass queued.
  */
 #include "transport/transport.h"
 
 #include "adapter/engine.h"
+#include "adapter/objects.h"
+#include "adapter/responder.h"
 #include "base/config.h"
+#include "base/guard.h"
+#include "transport/rc.h"
+#include "transport/xrc_wire.h"
+#include "adapter/xrc.h"
 #include "transport/ud.h"
 #include "wire/faults.h"
 #include "wire/identity.h"
 
 #define RX_BATCH 64
 
+static void qp_modified(struct emu_qp *qp, int cur, int next)
+{
+	(void)cur;
+	/* RESET forgets the connection; a new one starts from the PSNs the
+	 * next RTR and RTS set */
+	if (next == EMU_QPS_RESET)
+		rc_conn_free(qp);
+}
+
 static const struct emu_remote_ops ops = {
 	.ud_send = emu_ud_send_remote,
+	.rc_post = rc_post,
+	.rc_queue_local = rc_queue_local,
+	.sq_flush = rc_sq_flush,
+	.qp_modified = qp_modified,
+	.qp_destroyed = rc_conn_free,
 };
+
+/* The QP an RC/UC packet is for: of this port, of that transport, ready. */
+static struct emu_qp *rc_target(const struct emu_rx *rx, const struct emu_bth *bth)
+{
+	struct emu_qp *d = emu_qp_by_dest_qpn(bth->dest_qpn);
+	uint8_t type = emu_wire_qp_type(bth->opcode);
+
+	if (!d || !d->used || d->is_wq || d->is_rss || d->lost || d->type != type ||
+	    (d->port ? d->port : 1) != rx->port || !emu_qp_can_receive(d))
+		return NULL;
+	return d;
+}
+
+/* Touched by the guarded part, read after a fault (not a local). */
+static struct {
+	struct emu_rc_conn *conn;
+	bool completer;
+} rx_at;
+
+static void rc_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
+			const struct emu_ext_layout *l)
+{
+	struct emu_qp *d = rc_target(rx, bth);
+	uint8_t bop = bth->opcode & 0x1f;
+	struct emu_guard g;
+
+	if (!d || !(rx_at.conn = rc_conn_get(d)))
+		return;
+	rx_at.completer = bop >= EMU_BOP_READ_RESP_FIRST && bop <= EMU_BOP_ATOMIC_ACK;
+	if (!EMU_GUARD_ENTER(&g)) {
+		/* the program unmapped memory a registration covers */
+		emu_rq_undo_last();
+		EMU_TRACE("QPN 0x%x: memory at %p is no longer mapped", rx_at.conn->qp->qpn,
+			  g.fault_addr);
+		if (rx_at.completer)
+			rc_comp_fault(rx_at.conn);
+		else
+			rc_resp_fault(rx_at.conn);
+		return;
+	}
+	emu_rq_undo_arm();
+	if (rx_at.completer)
+		rc_comp_receive(rx_at.conn, rx, bth, l);
+	else
+		rc_resp_receive(rx_at.conn, rx, bth, l);
+	emu_guard_leave(&g);
+}
 
 static void dispatch(const struct emu_rx *rx)
 {
+	struct emu_ext_layout l;
 	struct emu_bth bth;
-	int ext;
 
 	emu_bth_get(rx->pkt, &bth);
-	ext = emu_roce_ext_len(bth.opcode);
-	if (ext < 0 || rx->len < (size_t)(EMU_BTH_BYTES + ext) ||
+	if (!emu_roce_layout(bth.opcode, &l) || rx->len < (size_t)(EMU_BTH_BYTES + l.len) ||
 	    bth.pkey != EMU_DEFAULT_PKEY)
 		return;
 	if ((bth.opcode & 0xe0) == EMU_TR_UD)
 		emu_ud_receive(rx, &bth);
+	else
+		rc_dispatch(rx, &bth, &l);
+}
+
+static int timers_poll(void *arg, uint64_t now_ns)
+{
+	(void)arg;
+	return rc_timers_run(now_ns);
+}
+
+static uint64_t timers_deadline(void *arg)
+{
+	(void)arg;
+	return rc_timers_deadline();
 }
 
 static int port_poll(void *arg, uint64_t now_ns)
@@ -44,6 +126,7 @@ static int port_poll(void *arg, uint64_t now_ns)
 		for (int i = 0; i < n; i++)
 			dispatch(&rx[i]);
 		work += n;
+		rc_flush_acks();
 	} while (n == RX_BATCH && work < 4 * RX_BATCH);
 	work += emu_link_flush();
 	return work;
@@ -78,10 +161,18 @@ static int held_source_add(void)
 
 int emu_transport_init(void)
 {
-	int err = 0;
+	struct emu_engine_source timers = {
+		.fd = -1,
+		.poll = timers_poll,
+		.deadline = timers_deadline,
+		.arg = (void *)&ops,
+	};
+	int err;
 
 	emu_remote_register(&ops);
 	pthread_mutex_lock(&emu_dev.lock);
+	/* first: what a timer sends goes out with the ports' flush */
+	err = emu_engine_add_source(&timers);
 	for (unsigned p = 1; p <= emu_cfg.ports && !err; p++) {
 		struct emu_engine_source src = {
 			.fd = emu_port_socket(p),

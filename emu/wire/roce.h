@@ -20,6 +20,7 @@
 #define EMU_ATOMIC_ACK_ETH_BYTES 8
 #define EMU_IMMDT_BYTES 4
 #define EMU_IETH_BYTES 4
+#define EMU_XRCETH_BYTES 4
 #define EMU_ICRC_BYTES 4
 /* the longest header run: BTH + RETH + ImmDt, or BTH + AtomicETH */
 #define EMU_ROCE_HDR_MAX 48
@@ -29,6 +30,7 @@ enum {
 	EMU_TR_RC = 0x00,
 	EMU_TR_UC = 0x20,
 	EMU_TR_UD = 0x60,
+	EMU_TR_XRC = 0xa0,
 };
 
 /* Operation of the low 5 bits. */
@@ -120,6 +122,61 @@ static inline void emu_bth_get(const uint8_t *p, struct emu_bth *b)
 	b->ack_req = p[8] & 0x80;
 	b->psn = emu_get_be32(p + 8) & 0xffffff;
 }
+
+/* AETH syndrome (IBTA Vol. 1 9.7.5.2.1): bits 7..5 the kind, 4..0 the
+ * credit count (ACK), the RNR timer code (RNR NAK) or the NAK code. */
+enum {
+	EMU_AETH_ACK = 0x00,
+	EMU_AETH_RNR_NAK = 0x20,
+	EMU_AETH_NAK = 0x60,
+	EMU_AETH_KIND_MASK = 0xe0,
+	EMU_AETH_CREDITS_UNLIMITED = 0x1f,
+};
+
+/* NAK codes (low 5 bits of a NAK syndrome). */
+enum {
+	EMU_NAK_PSN_SEQ = 0,
+	EMU_NAK_INVALID_REQ = 1,
+	EMU_NAK_REMOTE_ACCESS = 2,
+	EMU_NAK_REMOTE_OP = 3,
+};
+
+/* RETH: virtual address, R_Key, DMA length. */
+struct emu_reth {
+	uint64_t va;
+	uint32_t rkey;
+	uint32_t len;
+};
+
+/* AtomicETH: virtual address, R_Key, swap (or add) data, compare data. */
+struct emu_atomic_eth {
+	uint64_t va;
+	uint32_t rkey;
+	uint64_t swap_add;
+	uint64_t compare;
+};
+
+void emu_reth_put(uint8_t *p, const struct emu_reth *r);
+void emu_reth_get(const uint8_t *p, struct emu_reth *r);
+/* AETH: syndrome, 24-bit MSN. */
+void emu_aeth_put(uint8_t *p, uint8_t syndrome, uint32_t msn);
+void emu_aeth_get(const uint8_t *p, uint8_t *syndrome, uint32_t *msn);
+void emu_atomic_eth_put(uint8_t *p, const struct emu_atomic_eth *a);
+void emu_atomic_eth_get(const uint8_t *p, struct emu_atomic_eth *a);
+/* AtomicAckETH: the original 64-bit value at the responder. */
+void emu_atomic_ack_eth_put(uint8_t *p, uint64_t orig);
+uint64_t emu_atomic_ack_eth_get(const uint8_t *p);
+
+/* Offsets of the extended headers the opcode carries, from the start of
+ * the BTH (0: absent); len = all of them together. */
+struct emu_ext_layout {
+	uint8_t deth, xrceth, reth, aeth, atomic_eth, atomic_ack_eth, immdt, ieth;
+	uint8_t len;
+};
+
+/* Layout of the opcode's extended headers; false for an opcode this
+ * adapter does not speak (RD, reserved). */
+bool emu_roce_layout(uint8_t opcode, struct emu_ext_layout *l);
 
 /* Bytes of the extended headers that follow the BTH for an opcode, or -1
  * for an opcode this adapter does not speak (RD, reserved). */

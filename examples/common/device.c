@@ -172,6 +172,14 @@ void ex_device_close(struct ex_device *dev)
 	dev->ctx = NULL;
 }
 
+int ex_device_finish(struct ex_device *dev, const char *prog, int status)
+{
+	ex_device_close(dev);
+	if (status)
+		fprintf(stderr, "%s: FAILED\n", prog);
+	return status;
+}
+
 bool ex_device_is_ethernet(const struct ex_device *dev)
 {
 	return dev->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;

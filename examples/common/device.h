@@ -45,6 +45,10 @@ int ex_device_open(struct ex_device *dev, const struct ex_options *opts,
 
 void ex_device_close(struct ex_device *dev);
 
+/* The end of main(): closes dev, reports "<prog>: FAILED" on stderr when
+ * status is not 0, and returns status. */
+int ex_device_finish(struct ex_device *dev, const char *prog, int status);
+
 /* True when the port's link layer is Ethernet. */
 bool ex_device_is_ethernet(const struct ex_device *dev);
 

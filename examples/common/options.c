@@ -35,6 +35,20 @@ static bool parse_ulong(const char *arg, unsigned long min, unsigned long max,
 	return true;
 }
 
+int ex_parse_main(const struct ex_program *prog, int argc, char **argv,
+		  struct ex_options *opts)
+{
+	switch (ex_parse_options(prog, argc, argv, opts)) {
+	case EX_PARSE_HELP:
+		return 0;
+	case EX_PARSE_ERROR:
+		return 2;
+	case EX_PARSE_RUN:
+		break;
+	}
+	return EX_MAIN_RUN;
+}
+
 void ex_print_usage(const struct ex_program *prog)
 {
 	unsigned x = prog->extras;

@@ -73,6 +73,14 @@ enum ex_parse_result {
 enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 				      char **argv, struct ex_options *opts);
 
+/* What ex_parse_main() returns when the program is to run. */
+#define EX_MAIN_RUN (-1)
+
+/* ex_parse_options() as main() uses it: EX_MAIN_RUN, or the status main()
+ * returns (0 after --help, 2 after a usage message). */
+int ex_parse_main(const struct ex_program *prog, int argc, char **argv,
+		  struct ex_options *opts);
+
 /* Prints the usage text of prog to stdout. */
 void ex_print_usage(const struct ex_program *prog);
 

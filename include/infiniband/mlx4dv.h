@@ -33,6 +33,10 @@
  *  Part 6  libmlx4dv (-lmlx4dv): handles from ibverbs objects
  *          (mlx4dv_*_ring_init(), _release()), version, UD destinations.
  *
+ * Every public function and macro has a reference page generated from its
+ * comment here (man mlx4dv_sq_write_send, man MLX4DV_WQE_CTRL_OWNER, ...;
+ * the overview is libmlx4dv(7)); rdma-core's functions keep rdma-core's.
+ *
  * Naming and calling rules (docs/api-conventions.md):
  *  - Verbs. "set": fill one segment or field in memory the caller names;
  *    nothing is handed to the device. "write": build WQEs in a queue's
@@ -362,18 +366,19 @@ enum mlx4dv_obj_type {
  * libmlx4 does not check. mlx4dv_sq_ring_init() and friends in libmlx4dv
  * check first.
  */
-int mlx4dv_init_obj(struct mlx4dv_obj *obj, uint64_t obj_type);
+int
+mlx4dv_init_obj(struct mlx4dv_obj *obj, uint64_t obj_type);
 
 /* Owner bit (0x80 or 0) of a CQE; compare with the lap parity of the index. */
-static MLX4DV_ALWAYS_INLINE
-uint8_t mlx4dv_get_cqe_owner(struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint8_t
+mlx4dv_get_cqe_owner(struct mlx4_cqe *cqe)
 {
 	return cqe->owner_sr_opcode & MLX4_CQE_OWNER_MASK;
 }
 
 /* Set the owner bit (val & 0x80) of a CQE, keeping is-send and opcode. */
-static MLX4DV_ALWAYS_INLINE
-void mlx4dv_set_cqe_owner(struct mlx4_cqe *cqe, uint8_t val)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_set_cqe_owner(struct mlx4_cqe *cqe, uint8_t val)
 {
 	cqe->owner_sr_opcode = (uint8_t)((val & MLX4_CQE_OWNER_MASK) |
 		(cqe->owner_sr_opcode & ~MLX4_CQE_OWNER_MASK));
@@ -381,8 +386,8 @@ void mlx4dv_set_cqe_owner(struct mlx4_cqe *cqe, uint8_t val)
 
 /* CQE opcode (low 5 bits): MLX4_OPCODE_* for sends, MLX4_RECV_OPCODE_* for
  * receives, MLX4_CQE_OPCODE_ERROR or MLX4_CQE_OPCODE_RESIZE. */
-static MLX4DV_ALWAYS_INLINE
-uint8_t mlx4dv_get_cqe_opcode(struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint8_t
+mlx4dv_get_cqe_opcode(struct mlx4_cqe *cqe)
 {
 	return cqe->owner_sr_opcode & MLX4_CQE_OPCODE_MASK;
 }
@@ -430,11 +435,15 @@ enum {
 	MLX4_INLINE_ALIGN	= 64,
 };
 #else
+/* flags2 bit 31 of a bind segment: a type 2 window (a macro in C,
+ * rdma-core's enumerator in C++). */
 #define MLX4_WQE_BIND_TYPE_2		(1U << 31)
 enum {
 	MLX4_WQE_BIND_ZERO_BASED	= (1<<30),
 };
 
+/* byte_count bit 31 of an inline data segment (a macro in C,
+ * rdma-core's enumerator in C++). */
 #define MLX4_INLINE_SEG			(1U << 31)
 enum {
 	MLX4_INLINE_ALIGN	= 64,
@@ -456,6 +465,8 @@ enum {
 	MLX4_WQE_MW_REMOTE_READ   = 1 << 29,
 	MLX4_WQE_MW_REMOTE_WRITE  = 1 << 30,
 };
+/* flags1 bit 31 of a bind segment: remote atomic access (a
+ * macro in C, rdma-core's enumerator in C++). */
 #define MLX4_WQE_MW_ATOMIC		(1U << 31)
 #endif
 
@@ -581,9 +592,9 @@ struct mlx4dv_qp_init_attr {
 
 /* Create a QP with mlx4-specific attributes (inline receive size).
  * Exported by libmlx4 (providers/mlx4/verbs.c). NULL and errno on error. */
-struct ibv_qp *mlx4dv_create_qp(struct ibv_context *context,
-				struct ibv_qp_init_attr_ex *attr,
-				struct mlx4dv_qp_init_attr *mlx4_qp_attr);
+struct ibv_qp *
+mlx4dv_create_qp(struct ibv_context *context, struct ibv_qp_init_attr_ex *attr,
+		 struct mlx4dv_qp_init_attr *mlx4_qp_attr);
 
 /* Device attributes that ibv_query_device() does not report. */
 struct mlx4dv_context {
@@ -596,7 +607,8 @@ struct mlx4dv_context {
  * Part 1 byte-order helpers. glibc hides htobe32() and friends under
  * strict -std=c11, so the header carries its own, named by direction.
  */
-static MLX4DV_ALWAYS_INLINE __be16 mlx4dv_cpu_to_be16(uint16_t v)
+static MLX4DV_ALWAYS_INLINE __be16
+mlx4dv_cpu_to_be16(uint16_t v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	return (__be16)__builtin_bswap16(v);
@@ -605,7 +617,8 @@ static MLX4DV_ALWAYS_INLINE __be16 mlx4dv_cpu_to_be16(uint16_t v)
 #endif
 }
 
-static MLX4DV_ALWAYS_INLINE __be32 mlx4dv_cpu_to_be32(uint32_t v)
+static MLX4DV_ALWAYS_INLINE __be32
+mlx4dv_cpu_to_be32(uint32_t v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	return (__be32)__builtin_bswap32(v);
@@ -614,7 +627,8 @@ static MLX4DV_ALWAYS_INLINE __be32 mlx4dv_cpu_to_be32(uint32_t v)
 #endif
 }
 
-static MLX4DV_ALWAYS_INLINE __be64 mlx4dv_cpu_to_be64(uint64_t v)
+static MLX4DV_ALWAYS_INLINE __be64
+mlx4dv_cpu_to_be64(uint64_t v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	return (__be64)__builtin_bswap64(v);
@@ -623,7 +637,8 @@ static MLX4DV_ALWAYS_INLINE __be64 mlx4dv_cpu_to_be64(uint64_t v)
 #endif
 }
 
-static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_be16_to_cpu(__be16 v)
+static MLX4DV_ALWAYS_INLINE uint16_t
+mlx4dv_be16_to_cpu(__be16 v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	return __builtin_bswap16((uint16_t)v);
@@ -632,7 +647,8 @@ static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_be16_to_cpu(__be16 v)
 #endif
 }
 
-static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_be32_to_cpu(__be32 v)
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_be32_to_cpu(__be32 v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	return __builtin_bswap32((uint32_t)v);
@@ -641,7 +657,8 @@ static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_be32_to_cpu(__be32 v)
 #endif
 }
 
-static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_be64_to_cpu(__be64 v)
+static MLX4DV_ALWAYS_INLINE uint64_t
+mlx4dv_be64_to_cpu(__be64 v)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	return __builtin_bswap64((uint64_t)v);
@@ -672,9 +689,9 @@ static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_be64_to_cpu(__be64 v)
  * header (mlx4dv_sq_*), which writes word 0 last behind a barrier.
  * (rdma-core providers/mlx4/mlx4dv.h; PRM "Send WQE control segment".)
  */
-static MLX4DV_ALWAYS_INLINE
-void mlx4dv_set_ctrl_seg(struct mlx4_wqe_ctrl_seg *seg, uint32_t owner_opcode,
-			 uint8_t fence_size, uint32_t srcrb_flags, uint32_t imm)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_set_ctrl_seg(struct mlx4_wqe_ctrl_seg *seg, uint32_t owner_opcode,
+		    uint8_t fence_size, uint32_t srcrb_flags, uint32_t imm)
 {
 	seg->owner_opcode = mlx4dv_cpu_to_be32(owner_opcode);
 	seg->fence_size = fence_size;
@@ -701,12 +718,12 @@ void mlx4dv_set_ctrl_seg(struct mlx4_wqe_ctrl_seg *seg, uint32_t owner_opcode,
  * WQE to the device; the control segment's owner word does.
  * (rdma-core providers/mlx4/mlx4dv.h, providers/mlx4/qp.c set_datagram_seg.)
  */
-static MLX4DV_ALWAYS_INLINE
-void mlx4dv_set_dgram_seg(struct mlx4_wqe_datagram_seg *seg, uint32_t port_pd,
-			  uint8_t g_slid, uint16_t dlid, uint8_t gid_index,
-			  uint8_t stat_rate, uint8_t hop_limit, uint32_t
-			  sl_tclass_flowlabel, uint8_t *dgid, uint32_t dqpn,
-			  uint32_t qkey, uint16_t vlan, uint8_t *mac)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_set_dgram_seg(struct mlx4_wqe_datagram_seg *seg, uint32_t port_pd,
+		     uint8_t g_slid, uint16_t dlid, uint8_t gid_index,
+		     uint8_t stat_rate, uint8_t hop_limit,
+		     uint32_t sl_tclass_flowlabel, uint8_t *dgid, uint32_t dqpn,
+		     uint32_t qkey, uint16_t vlan, uint8_t *mac)
 {
 	seg->av.port_pd = mlx4dv_cpu_to_be32(port_pd);
 	seg->av.g_slid = g_slid;
@@ -734,10 +751,9 @@ void mlx4dv_set_dgram_seg(struct mlx4_wqe_datagram_seg *seg, uint32_t port_pd,
  * mlx4dv_wqe_set_data_seg() writes lkey and addr, a barrier, then
  * byte_count. (rdma-core providers/mlx4/mlx4dv.h, qp.c set_data_seg.)
  */
-static MLX4DV_ALWAYS_INLINE
-void mlx4dv_set_data_seg(struct mlx4_wqe_data_seg *seg,
-			 uint32_t length, uint32_t lkey,
-			 uintptr_t address)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_set_data_seg(struct mlx4_wqe_data_seg *seg, uint32_t length,
+		    uint32_t lkey, uintptr_t address)
 {
 	seg->byte_count = mlx4dv_cpu_to_be32(length);
 	seg->lkey       = mlx4dv_cpu_to_be32(lkey);
@@ -746,8 +762,9 @@ void mlx4dv_set_data_seg(struct mlx4_wqe_data_seg *seg,
 
 /* Query mlx4-specific device attributes. Exported by libmlx4
  * (providers/mlx4/verbs.c). Returns 0 or an errno value. */
-int mlx4dv_query_device(struct ibv_context *ctx_in,
-			struct mlx4dv_context *attrs_out);
+int
+mlx4dv_query_device(struct ibv_context *ctx_in,
+		    struct mlx4dv_context *attrs_out);
 
 enum mlx4dv_set_ctx_attr_type {
 	/* Attribute type uint8_t */
@@ -763,9 +780,9 @@ struct mlx4dv_ctx_allocators {
 
 /* Set a context attribute (WQ-number range for RSS, buffer allocators).
  * Exported by libmlx4 (providers/mlx4/mlx4.c). Returns 0 or an errno value. */
-int mlx4dv_set_context_attr(struct ibv_context *context,
-			    enum mlx4dv_set_ctx_attr_type attr_type,
-			    void *attr);
+int
+mlx4dv_set_context_attr(struct ibv_context *context,
+			enum mlx4dv_set_ctx_attr_type attr_type, void *attr);
 
 /* ======================================================================
  * Part 2. Barriers and device writes.
@@ -881,7 +898,8 @@ __attribute__((__error__("mlx4dv.h: rdma-core defines no device barriers for "
 			 "this architecture, so the data path is unavailable")))
 #endif
 #endif
-void __mlx4dv_no_device_barriers_for_this_architecture(void);
+void
+__mlx4dv_no_device_barriers_for_this_architecture(void);
 #define __MLX4DV_BARRIER_TO_DEVICE()	__mlx4dv_no_device_barriers_for_this_architecture()
 #define __MLX4DV_BARRIER_FROM_DEVICE()	__mlx4dv_no_device_barriers_for_this_architecture()
 #define __MLX4DV_BARRIER_WC_FLUSH()	__mlx4dv_no_device_barriers_for_this_architecture()
@@ -911,7 +929,8 @@ long syscall(long number, ...);
 
 /* 1 when the MIO instructions may be used; read once per translation
  * unit (a benign race: every thread computes the same value). */
-static inline int __mlx4dv_s390_mio(void)
+static inline int
+__mlx4dv_s390_mio(void)
 {
 	static int mio = -1;
 	int v = __atomic_load_n(&mio, __ATOMIC_RELAXED);
@@ -925,8 +944,8 @@ static inline int __mlx4dv_s390_mio(void)
 
 /* pcistgi: store len (1, 2, 4 or 8) low-order bytes of val to ioaddr. The
  * address/length operand is an even/odd register pair. */
-static MLX4DV_ALWAYS_INLINE void __mlx4dv_s390_pcistgi(void *ioaddr, uint64_t val,
-						     uint64_t len)
+static MLX4DV_ALWAYS_INLINE void
+__mlx4dv_s390_pcistgi(void *ioaddr, uint64_t val, uint64_t len)
 {
 	__MLX4DV_EXTENSION unsigned __int128 addr_len =
 		(__MLX4DV_EXTENSION (unsigned __int128)(uintptr_t)ioaddr << 64) | len;
@@ -938,8 +957,8 @@ static MLX4DV_ALWAYS_INLINE void __mlx4dv_s390_pcistgi(void *ioaddr, uint64_t va
 }
 
 /* pcistbi: one block store of len bytes (8-byte aligned, within 4 KiB). */
-static MLX4DV_ALWAYS_INLINE void __mlx4dv_s390_pcistbi(void *ioaddr, const void *src,
-						     uint64_t len)
+static MLX4DV_ALWAYS_INLINE void
+__mlx4dv_s390_pcistbi(void *ioaddr, const void *src, uint64_t len)
 {
 	__asm__ __volatile__(".insn rsy,0xeb00000000d4,%[len],%[ioaddr],%[src]"
 			     : [len] "+d" (len)
@@ -949,12 +968,14 @@ static MLX4DV_ALWAYS_INLINE void __mlx4dv_s390_pcistbi(void *ioaddr, const void 
 }
 
 /* Without MIO: the kernel performs the PCI store (arch/s390/pci/pci_mmio.c). */
-static inline void __mlx4dv_s390_mmio_write(void *ioaddr, const void *src, size_t len)
+static inline void
+__mlx4dv_s390_mmio_write(void *ioaddr, const void *src, size_t len)
 {
 	syscall(__NR_s390_pci_mmio_write, ioaddr, src, len);
 }
 
-static MLX4DV_ALWAYS_INLINE void __mlx4dv_s390_pciwb(void)
+static MLX4DV_ALWAYS_INLINE void
+__mlx4dv_s390_pciwb(void)
 {
 	if (__mlx4dv_s390_mio())
 		__asm__ __volatile__(".insn rre,0xb9d50000,0,0" ::: "memory");
@@ -973,7 +994,8 @@ static MLX4DV_ALWAYS_INLINE void __mlx4dv_s390_pciwb(void)
  * CQE consumption before the consumer-index record; the arm record before
  * the arm doorbell.
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_to_device(void)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_barrier_to_device(void)
 {
 	__MLX4DV_BARRIER_TO_DEVICE();
 }
@@ -984,7 +1006,8 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_to_device(void)
  *
  * Protects: the CQE owner-bit test before reading the rest of the CQE.
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_from_device(void)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_barrier_from_device(void)
 {
 	__MLX4DV_BARRIER_FROM_DEVICE();
 }
@@ -1000,7 +1023,8 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_from_device(void)
  * there it is a compiler barrier (Intel SDM vol. 3, 8.2.2); aarch64 uses a
  * full dmb osh; ppc64 sync.
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_release_to_device(void)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_barrier_release_to_device(void)
 {
 	__MLX4DV_BARRIER_RELEASE();
 }
@@ -1015,7 +1039,8 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_barrier_release_to_device(void)
  * the toggle of the BlueFlame offset; the WQE in host memory before the
  * BlueFlame copy of it.
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_wc_flush(void)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wc_flush(void)
 {
 	__MLX4DV_BARRIER_WC_FLUSH();
 }
@@ -1027,7 +1052,8 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_wc_flush(void)
  * issues mlx4dv_barrier_to_device() first. On s390x a PCI store
  * instruction or system call (see above); elsewhere a volatile store.
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_mmio_write32_be(void *reg, __be32 val)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_mmio_write32_be(void *reg, __be32 val)
 {
 #if defined(__s390x__)
 	if (__mlx4dv_s390_mio())
@@ -1047,7 +1073,8 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_mmio_write32_be(void *reg, __be32 val)
  * an 8-byte atomic store (x87 or SSE on i386), never two 32-bit ones
  * (rdma-core util/mmio.c uses SSE there, or two stores under a global lock).
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_mmio_write64_be(void *reg, __be64 val)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_mmio_write64_be(void *reg, __be64 val)
 {
 #if defined(__s390x__)
 	if (__mlx4dv_s390_mio())
@@ -1072,7 +1099,8 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_mmio_write64_be(void *reg, __be64 val)
  * pieces the BlueFlame buffer does not accept (rdma-core util/mmio.h).
  * The caller flushes with mlx4dv_wc_flush() after the last block.
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_wc_copy64(void *dst, const void *src)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wc_copy64(void *dst, const void *src)
 {
 #if defined(__s390x__)
 	/* a 64-byte aligned block never crosses pcistbi's 4 KiB boundary */
@@ -1107,7 +1135,7 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_wc_copy64(void *dst, const void *src)
  * needs: the ring geometry, free-running counters, and the addresses of the
  * doorbell record and registers. libmlx4dv fills them from ibverbs objects
  * (mlx4dv_sq_ring_init() and friends, see <infiniband/mlx4dv.h> Part 6 and
- * mlx4dv(7)); a program can also fill one by hand from mlx4dv_init_obj()'s
+ * libmlx4dv(7)); a program can also fill one by hand from mlx4dv_init_obj()'s
  * output. The data path never calls into a library.
  *
  * Counters are free-running 32-bit values; a slot index is
@@ -1500,6 +1528,8 @@ __mlx4dv_wqebbs_of_ds(uint32_t wqe_shift, uint32_t ds)
 	return ((ds << 4) + (1U << wqe_shift) - 1) >> wqe_shift;
 }
 
+/* WQEBBs a WQE of ds 16-byte units occupies in this ring:
+ * ceil(ds * 16 / stride), 1 for ds 1..4. */
 static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_ds_to_wqebbs(const struct mlx4dv_sq_ring *sq, uint32_t ds)
 {
@@ -1688,8 +1718,8 @@ mlx4dv_wqe_set_raddr_seg(struct mlx4_wqe_raddr_seg *seg, uint64_t raddr,
  * compare = compare; host order, stored big-endian. Follows the remote
  * address segment. (libmlx4 qp.c set_atomic_seg.) */
 static MLX4DV_ALWAYS_INLINE void
-mlx4dv_wqe_set_atomic_cas_seg(struct mlx4_wqe_atomic_seg *seg,
-			      uint64_t compare, uint64_t swap)
+mlx4dv_wqe_set_atomic_cas_seg(struct mlx4_wqe_atomic_seg *seg, uint64_t compare,
+			      uint64_t swap)
 {
 	seg->swap_add = mlx4dv_cpu_to_be64(swap);
 	seg->compare = mlx4dv_cpu_to_be64(compare);
@@ -2004,7 +2034,7 @@ __mlx4dv_sq_geom_set_data_segs(const struct __mlx4dv_sq_geom *g, uint8_t *first,
  */
 static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_set_data_segs(const struct mlx4dv_sq_ring *sq, void *seg,
-			  const struct ibv_sge *sg, uint32_t num_sge)
+			const struct ibv_sge *sg, uint32_t num_sge)
 {
 	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 
@@ -2034,22 +2064,10 @@ mlx4dv_inline_ds(uint32_t chunk_offset, uint32_t total_bytes)
 	return (total_bytes + 4 * headers + 15) >> 4;
 }
 
-/*
- * mlx4dv_sq_set_inline_sge - copy inline data into the SQ ring at pos (a
- * 16-byte-aligned place after the WQE's fixed segments), gathered from
- * num_src buffers (sg[i].addr, sg[i].length bytes; lkey ignored).
- *
- * Each 64-byte chunk (counted from the ring start, hence from the WQE
- * start) gets its own header {MLX4_INLINE_SEG | bytes} at its first byte
- * (or at pos in the first chunk); the header is written after its data,
- * behind a store barrier, so a prefetched chunk never shows a valid header
- * over stale bytes. Past the ring end the copy continues at the ring
- * start. Returns the ds used, equal to mlx4dv_inline_ds().
- * (libmlx4 qp.c mlx4_post_send; PRM "Inline data segment".)
- */
+/* The body of mlx4dv_sq_set_inline_sge() on a loaded geometry. */
 static inline uint32_t
 __mlx4dv_sq_geom_set_inline_sge(const struct __mlx4dv_sq_geom *g, uint8_t *pos,
-			    const struct ibv_sge *sg, uint32_t num_src)
+				const struct ibv_sge *sg, uint32_t num_src)
 {
 	uint8_t *p = pos;
 	struct mlx4_wqe_inline_seg *hdr = (struct mlx4_wqe_inline_seg *)p;
@@ -2094,9 +2112,22 @@ __mlx4dv_sq_geom_set_inline_sge(const struct __mlx4dv_sq_geom *g, uint8_t *pos,
 	return (total + 4 * headers + 15) >> 4;
 }
 
+/*
+ * mlx4dv_sq_set_inline_sge - copy inline data into the SQ ring at pos (a
+ * 16-byte-aligned place after the WQE's fixed segments), gathered from
+ * num_src buffers (sg[i].addr, sg[i].length bytes; lkey ignored).
+ *
+ * Each 64-byte chunk (counted from the ring start, hence from the WQE
+ * start) gets its own header {MLX4_INLINE_SEG | bytes} at its first byte
+ * (or at pos in the first chunk); the header is written after its data,
+ * behind a store barrier, so a prefetched chunk never shows a valid header
+ * over stale bytes. Past the ring end the copy continues at the ring
+ * start. Returns the ds used, equal to mlx4dv_inline_ds().
+ * (libmlx4 qp.c mlx4_post_send; PRM "Inline data segment".)
+ */
 static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_set_inline_sge(const struct mlx4dv_sq_ring *sq, void *pos,
-			   const struct ibv_sge *sg, uint32_t num_src)
+			 const struct ibv_sge *sg, uint32_t num_src)
 {
 	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 
@@ -2113,8 +2144,7 @@ mlx4dv_sq_set_inline_sge(const struct mlx4dv_sq_ring *sq, void *pos,
  */
 static MLX4DV_ALWAYS_INLINE uint32_t
 __mlx4dv_sq_geom_set_inline(const struct __mlx4dv_sq_geom *g, uint8_t *pos,
-				uint32_t chunk_off, const void *data,
-				uint32_t len)
+			    uint32_t chunk_off, const void *data, uint32_t len)
 {
 	const uint8_t *src = (const uint8_t *)data;
 	uint32_t room = MLX4DV_WQE_CHUNK - 4 - chunk_off;
@@ -2148,7 +2178,7 @@ __mlx4dv_sq_geom_set_inline(const struct __mlx4dv_sq_geom *g, uint8_t *pos,
  * one source buffer of len bytes (data may be NULL when len is 0). */
 static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_set_inline(const struct mlx4dv_sq_ring *sq, void *pos,
-		       const void *data, uint32_t len)
+		     const void *data, uint32_t len)
 {
 	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 
@@ -2180,8 +2210,8 @@ mlx4dv_wqe_lso_ds(uint32_t header_size)
  * qp.c build_lso_seg, mlx4_en en_tx.c.)
  */
 static inline uint32_t
-mlx4dv_sq_set_lso_seg(const struct mlx4dv_sq_ring *sq, void *seg,
-			uint16_t mss, const void *header, uint16_t header_size)
+mlx4dv_sq_set_lso_seg(const struct mlx4dv_sq_ring *sq, void *seg, uint16_t mss,
+		      const void *header, uint16_t header_size)
 {
 	uint32_t ds = mlx4dv_wqe_lso_ds(header_size);
 	uint32_t bytes = (ds << 4) - 4;
@@ -2215,7 +2245,7 @@ mlx4dv_sq_set_lso_seg(const struct mlx4dv_sq_ring *sq, void *seg,
  * longer than one WQEBB (the rare case: left to the compiler). */
 static inline void
 __mlx4dv_sq_stamp_chunks(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
-		       uint32_t count, uint32_t bytes)
+			 uint32_t count, uint32_t bytes)
 {
 	const uint32_t low31 = MLX4DV_WQE_STAMP & ~MLX4DV_WQE_CTRL_OWNER;
 	struct __mlx4dv_sq_geom geom = __mlx4dv_sq_geom_load(sq);
@@ -2242,7 +2272,7 @@ __mlx4dv_sq_stamp_chunks(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
  * byte 7: either it reads <= 4 or its stamped first word stops it. */
 static MLX4DV_ALWAYS_INLINE void
 __mlx4dv_sq_geom_stamp_wqe(const struct mlx4dv_sq_ring *sq,
-			 const struct __mlx4dv_sq_geom *g, uint32_t count)
+			   const struct __mlx4dv_sq_geom *g, uint32_t count)
 {
 	uint8_t *wqe = __mlx4dv_sq_geom_wqebb(g, count);
 	uint32_t bytes = (uint32_t)(wqe[7] & 0x3f) << 4;
@@ -2315,7 +2345,7 @@ mlx4dv_sq_init_ownership(struct mlx4dv_sq_ring *sq)
  * batch brings into the prefetch window), apart from the hot path. */
 static inline void
 __mlx4dv_sq_stamp_more(const struct mlx4dv_sq_ring *sq, uint32_t count,
-		     uint32_t n)
+		       uint32_t n)
 {
 	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 	uint32_t i;
@@ -2334,9 +2364,10 @@ __mlx4dv_sq_stamp_more(const struct mlx4dv_sq_ring *sq, uint32_t count,
  * stale WQE content once it completes.
  */
 static MLX4DV_ALWAYS_INLINE void
-__mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq, const struct __mlx4dv_sq_geom *g,
-		      struct mlx4_wqe_ctrl_seg *ctrl, uint32_t owner_opcode,
-		      uint32_t ds, uint32_t wqebbs)
+__mlx4dv_sq_geom_finish(struct mlx4dv_sq_ring *sq,
+			const struct __mlx4dv_sq_geom *g,
+			struct mlx4_wqe_ctrl_seg *ctrl, uint32_t owner_opcode,
+			uint32_t ds, uint32_t wqebbs)
 {
 	/* Both words are constants when the opcode is: a select, no
 	 * arithmetic, on the hot path. */
@@ -2589,9 +2620,9 @@ __mlx4dv_inline_sge_total(const struct ibv_sge *sg, uint32_t num_sge)
  */
 static MLX4DV_ALWAYS_INLINE int
 __mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
-			     uint32_t fixed_ds,
-			     const struct __mlx4dv_sq_payload *pl,
-			     uint32_t *ds_out, int fast)
+			       uint32_t fixed_ds,
+			       const struct __mlx4dv_sq_payload *pl,
+			       uint32_t *ds_out, int fast)
 {
 	uint32_t ds, wqebbs;
 
@@ -2628,7 +2659,7 @@ __mlx4dv_sq_payload_ds_checked(const struct mlx4dv_sq_ring *sq,
 
 static MLX4DV_ALWAYS_INLINE int
 __mlx4dv_sq_payload_ds(const struct mlx4dv_sq_ring *sq, uint32_t fixed_ds,
-		     const struct __mlx4dv_sq_payload *pl, uint32_t *ds_out)
+		       const struct __mlx4dv_sq_payload *pl, uint32_t *ds_out)
 {
 	return __mlx4dv_sq_payload_ds_checked(sq, fixed_ds, pl, ds_out, 0);
 }
@@ -2674,7 +2705,7 @@ __mlx4dv_sq_set_payload(const struct mlx4dv_sq_ring *sq, uint8_t *wqe,
  * XRC_SEND only. */
 static MLX4DV_ALWAYS_INLINE int
 __mlx4dv_sq_connected_flags_ok(const struct mlx4dv_sq_ring *sq,
-			     uint32_t send_flags)
+			       uint32_t send_flags)
 {
 	uint32_t bad = send_flags & ~__MLX4DV_SEND_FLAGS_CONNECTED;
 
@@ -2690,9 +2721,9 @@ __mlx4dv_sq_connected_flags_ok(const struct mlx4dv_sq_ring *sq,
  */
 static MLX4DV_ALWAYS_INLINE int
 __mlx4dv_sq_write_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
-			 int with_raddr, uint64_t raddr, uint32_t rkey,
-			 __be32 imm, uint32_t send_flags,
-			 const struct __mlx4dv_sq_payload *pl)
+			    int with_raddr, uint64_t raddr, uint32_t rkey,
+			    __be32 imm, uint32_t send_flags,
+			    const struct __mlx4dv_sq_payload *pl)
 {
 	uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS + (with_raddr ? 1 : 0);
 	struct mlx4_wqe_ctrl_seg *ctrl;
@@ -2933,9 +2964,9 @@ mlx4dv_sq_write_rdma_read(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 /* Common body of the atomics: ctrl | raddr | atomic | one data segment. */
 static MLX4DV_ALWAYS_INLINE int
 __mlx4dv_sq_write_atomic(struct mlx4dv_sq_ring *sq, uint32_t opcode,
-		      const struct ibv_sge *result, uint64_t raddr,
-		      uint32_t rkey, uint64_t swap_add, uint64_t compare,
-		      uint32_t send_flags)
+			 const struct ibv_sge *result, uint64_t raddr,
+			 uint32_t rkey, uint64_t swap_add, uint64_t compare,
+			 uint32_t send_flags)
 {
 	const uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_RADDR_DS +
 				  MLX4DV_WQE_ATOMIC_DS;
@@ -2996,9 +3027,9 @@ mlx4dv_sq_write_faa(struct mlx4dv_sq_ring *sq, uint64_t wr_id, uint32_t rkey,
 /* Common body of UD sends: ctrl | datagram | data or inline. */
 static MLX4DV_ALWAYS_INLINE int
 __mlx4dv_sq_write_ud(struct mlx4dv_sq_ring *sq, uint32_t opcode,
-		  const struct mlx4dv_ud_av *dest, uint32_t remote_qpn,
-		  uint32_t remote_qkey, __be32 imm, uint32_t send_flags,
-		  const struct __mlx4dv_sq_payload *pl)
+		     const struct mlx4dv_ud_av *dest, uint32_t remote_qpn,
+		     uint32_t remote_qkey, __be32 imm, uint32_t send_flags,
+		     const struct __mlx4dv_sq_payload *pl)
 {
 	const uint32_t fixed_ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_DATAGRAM_DS;
 	const uint32_t allowed = IBV_SEND_FENCE | IBV_SEND_SIGNALED |
@@ -3068,9 +3099,9 @@ mlx4dv_sq_write_ud_send_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 /* Common body of raw Ethernet sends: ctrl | [lso] | data or inline. */
 static inline int
 __mlx4dv_sq_write_eth(struct mlx4dv_sq_ring *sq,
-			  const struct __mlx4dv_sq_payload *pl,
-			  uint32_t send_flags, uint16_t vlan_tci,
-			  uint16_t mss, const void *header, uint16_t header_size)
+		      const struct __mlx4dv_sq_payload *pl, uint32_t send_flags,
+		      uint16_t vlan_tci, uint16_t mss, const void *header,
+		      uint16_t header_size)
 {
 	const uint32_t allowed = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
 		IBV_SEND_FENCE | IBV_SEND_INLINE | IBV_SEND_IP_CSUM |
@@ -3255,7 +3286,7 @@ mlx4dv_send_wr_bf_candidate(const struct mlx4dv_sq_ring *sq,
  */
 static inline int
 mlx4dv_sq_write_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
-		       const struct mlx4dv_ud_av *ud_dest)
+			const struct mlx4dv_ud_av *ud_dest)
 {
 	struct __mlx4dv_sq_payload pl;
 	uint32_t flags;
@@ -3483,8 +3514,8 @@ static inline int
 mlx4dv_sq_wqe_template_init(struct mlx4dv_sq_wqe_template *t,
 			    const struct mlx4dv_sq_ring *sq,
 			    enum ibv_wr_opcode opcode, uint32_t rkey,
-			    uint32_t lkey, uint32_t length,
-			    uint32_t send_flags, __be32 imm)
+			    uint32_t lkey, uint32_t length, uint32_t send_flags,
+			    __be32 imm)
 {
 	struct mlx4_wqe_ctrl_seg ctrl;
 	uint32_t op, ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_DATA_DS;
@@ -3661,8 +3692,8 @@ __mlx4dv_sq_batch_turn(struct mlx4dv_sq_batch *b)
  * srcrb_imm (the template's, or with a WQE's own flags added). */
 static MLX4DV_ALWAYS_INLINE int
 __mlx4dv_sq_batch_store(struct mlx4dv_sq_batch *b, uint64_t laddr,
-		      uint64_t raddr, uint64_t wr_id, __be32 bf_qpn,
-		      uint64_t srcrb_imm)
+			uint64_t raddr, uint64_t wr_id, __be32 bf_qpn,
+			uint64_t srcrb_imm)
 {
 	__be64 la = mlx4dv_cpu_to_be64(laddr);
 	__be64 ra = mlx4dv_cpu_to_be64(raddr);
@@ -3705,8 +3736,8 @@ __mlx4dv_sq_batch_store(struct mlx4dv_sq_batch *b, uint64_t laddr,
  * mlx4dv_sq_batch_begin() are all posted.
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t wr_id,
-		      uint64_t raddr, uint64_t laddr)
+mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t wr_id, uint64_t raddr,
+		      uint64_t laddr)
 {
 	return __mlx4dv_sq_batch_store(b, laddr, raddr, wr_id, b->bf_qpn,
 				     b->srcrb_imm);
@@ -3733,8 +3764,7 @@ mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t wr_id,
  */
 static MLX4DV_ALWAYS_INLINE int
 mlx4dv_sq_batch_write_flags(struct mlx4dv_sq_batch *b, uint64_t wr_id,
-			    uint64_t raddr, uint64_t laddr,
-			    uint32_t send_flags)
+			    uint64_t raddr, uint64_t laddr, uint32_t send_flags)
 {
 	uint32_t srcrb = mlx4dv_send_srcrb_flags(send_flags &
 		(uint32_t)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED));
@@ -3852,8 +3882,8 @@ enum mlx4dv_cqe_rx_flags {
  * n & (cqe_cnt - 1)). For 64-byte CQEs that is the second half of the slot
  * (rdma-core cq.c get_sw_cqe). Does not test ownership.
  */
-static MLX4DV_ALWAYS_INLINE
-struct mlx4_cqe *mlx4dv_cq_cqe(const struct mlx4dv_cq_ring *cq, uint32_t n)
+static MLX4DV_ALWAYS_INLINE struct mlx4_cqe *
+mlx4dv_cq_cqe(const struct mlx4dv_cq_ring *cq, uint32_t n)
 {
 	size_t slot_end = ((size_t)(n & (cq->cqe_cnt - 1)) + 1) * cq->cqe_size;
 
@@ -3869,9 +3899,8 @@ struct mlx4_cqe *mlx4dv_cq_cqe(const struct mlx4dv_cq_ring *cq, uint32_t n)
  * folds into one instruction.
  * (rdma-core cq.c get_sw_cqe; PRM CQE owner field.)
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_cqe_sw_owned(const struct mlx4_cqe *cqe, uint32_t n,
-			uint32_t cqe_cnt)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_sw_owned(const struct mlx4_cqe *cqe, uint32_t n, uint32_t cqe_cnt)
 {
 	/* The owner bit sign-extended to all 32 bits: 0 or ~0. XORed into n,
 	 * it clears the lap-parity bit exactly when the two agree. */
@@ -3888,8 +3917,8 @@ int mlx4dv_cqe_sw_owned(const struct mlx4_cqe *cqe, uint32_t n,
  * mlx4dv_barrier_from_device() already issued after the owner test (so the
  * other fields are read after it), else NULL. cons_index is unchanged.
  */
-static MLX4DV_ALWAYS_INLINE
-struct mlx4_cqe *mlx4dv_cq_peek(const struct mlx4dv_cq_ring *cq)
+static MLX4DV_ALWAYS_INLINE struct mlx4_cqe *
+mlx4dv_cq_peek(const struct mlx4dv_cq_ring *cq)
 {
 	uint32_t ci = cq->cons_index;
 	size_t size = cq->cqe_size;
@@ -3914,8 +3943,8 @@ struct mlx4_cqe *mlx4dv_cq_peek(const struct mlx4dv_cq_ring *cq)
  * reserved until mlx4dv_cq_update_ci(), so the CQE may be read until then.
  * Call mlx4dv_cq_update_ci() once per batch.
  */
-static MLX4DV_ALWAYS_INLINE
-struct mlx4_cqe *mlx4dv_cq_next(struct mlx4dv_cq_ring *cq)
+static MLX4DV_ALWAYS_INLINE struct mlx4_cqe *
+mlx4dv_cq_next(struct mlx4dv_cq_ring *cq)
 {
 	struct mlx4_cqe *cqe = mlx4dv_cq_peek(cq);
 
@@ -3933,8 +3962,8 @@ struct mlx4_cqe *mlx4dv_cq_next(struct mlx4dv_cq_ring *cq)
  * mlx4_update_cons_index; PRM CQ doorbell record.) Once per batch; after
  * it no CQE pointer returned before stays valid.
  */
-static MLX4DV_ALWAYS_INLINE
-void mlx4dv_cq_update_ci(struct mlx4dv_cq_ring *cq)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_cq_update_ci(struct mlx4dv_cq_ring *cq)
 {
 	/* Read before the barrier, so that right after a poll the compiler
 	 * can reuse the index it has just stored instead of reloading it. */
@@ -3955,9 +3984,9 @@ void mlx4dv_cq_update_ci(struct mlx4dv_cq_ring *cq)
  * when at least one was taken), because afterwards the device may
  * overwrite their slots.
  */
-static MLX4DV_ALWAYS_INLINE
-uint32_t mlx4dv_cq_poll_batch(struct mlx4dv_cq_ring *cq, struct mlx4_cqe *out,
-			      uint32_t max)
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_cq_poll_batch(struct mlx4dv_cq_ring *cq, struct mlx4_cqe *out,
+		     uint32_t max)
 {
 	size_t n, limit = max;
 
@@ -3986,14 +4015,16 @@ uint32_t mlx4dv_cq_poll_batch(struct mlx4dv_cq_ring *cq, struct mlx4_cqe *out,
 
 /* QPN of the completion (low 24 bits of vlan_my_qpn): the QP, or for a
  * receive WQ of an RSS QP the WQ number. (rdma-core cq.c mlx4_parse_cqe.) */
-static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_qpn(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_cqe_qpn(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_be32_to_cpu(cqe->vlan_my_qpn) & MLX4_CQE_QPN_MASK;
 }
 
 /* Nonzero for a send-queue completion (bit 6 of the last byte), zero for a
  * receive. Also valid in an error CQE. */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_is_send(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_is_send(const struct mlx4_cqe *cqe)
 {
 	return cqe->owner_sr_opcode & MLX4_CQE_IS_SEND_MASK;
 }
@@ -4001,27 +4032,31 @@ static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_is_send(const struct mlx4_cqe *cqe)
 /* The 5-bit CQE opcode: MLX4_OPCODE_* of the WQE for a send,
  * MLX4_RECV_OPCODE_* for a receive, MLX4_CQE_OPCODE_ERROR (0x1e) or
  * MLX4_CQE_OPCODE_RESIZE (0x16). */
-static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_opcode(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint8_t
+mlx4dv_cqe_opcode(const struct mlx4_cqe *cqe)
 {
 	return cqe->owner_sr_opcode & MLX4_CQE_OPCODE_MASK;
 }
 
 /* Nonzero for an error CQE (flushed work requests included). */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_is_error(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_is_error(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_cqe_opcode(cqe) == MLX4_CQE_OPCODE_ERROR;
 }
 
 /* Syndrome of an error CQE (MLX4_CQE_SYNDROME_*; byte 27). Meaningless for
  * a good CQE. */
-static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_syndrome(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint8_t
+mlx4dv_cqe_syndrome(const struct mlx4_cqe *cqe)
 {
 	return ((const uint8_t *)cqe)[offsetof(struct mlx4_err_cqe, syndrome)];
 }
 
 /* Vendor syndrome of an error CQE (byte 26), reported by libmlx4 as
  * ibv_wc.vendor_err. Meaningless for a good CQE. */
-static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_vendor_syndrome(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint8_t
+mlx4dv_cqe_vendor_syndrome(const struct mlx4_cqe *cqe)
 {
 	return ((const uint8_t *)cqe)[offsetof(struct mlx4_err_cqe, vendor_err)];
 }
@@ -4032,8 +4067,8 @@ static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_vendor_syndrome(const struct mlx4
  * kernel's mlx4_ib_handle_error_cqe agrees). Unknown syndromes map to
  * IBV_WC_GENERAL_ERR.
  */
-static MLX4DV_ALWAYS_INLINE
-enum ibv_wc_status mlx4dv_cqe_syndrome_to_wc_status(uint8_t syndrome)
+static MLX4DV_ALWAYS_INLINE enum ibv_wc_status
+mlx4dv_cqe_syndrome_to_wc_status(uint8_t syndrome)
 {
 	switch (syndrome) {
 	case MLX4_CQE_SYNDROME_LOCAL_LENGTH_ERR:	return IBV_WC_LOC_LEN_ERR;
@@ -4054,8 +4089,8 @@ enum ibv_wc_status mlx4dv_cqe_syndrome_to_wc_status(uint8_t syndrome)
 }
 
 /* IBV_WC_SUCCESS for a good CQE, else the status of its syndrome. */
-static MLX4DV_ALWAYS_INLINE
-enum ibv_wc_status mlx4dv_cqe_wc_status(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE enum ibv_wc_status
+mlx4dv_cqe_wc_status(const struct mlx4_cqe *cqe)
 {
 	if (!mlx4dv_cqe_is_error(cqe))
 		return IBV_WC_SUCCESS;
@@ -4072,8 +4107,8 @@ enum ibv_wc_status mlx4dv_cqe_wc_status(const struct mlx4_cqe *cqe)
  * IBV_WC_RECV; any other receive opcode (the device writes none) ->
  * IBV_WC_RECV. Meaningless for an error CQE (libmlx4 leaves opcode unset).
  */
-static MLX4DV_ALWAYS_INLINE
-enum ibv_wc_opcode mlx4dv_cqe_wc_opcode(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE enum ibv_wc_opcode
+mlx4dv_cqe_wc_opcode(const struct mlx4_cqe *cqe)
 {
 	if (!mlx4dv_cqe_is_send(cqe))
 		return mlx4dv_cqe_opcode(cqe) == MLX4_RECV_OPCODE_RDMA_WRITE_IMM ?
@@ -4094,7 +4129,8 @@ enum ibv_wc_opcode mlx4dv_cqe_wc_opcode(const struct mlx4_cqe *cqe)
 /* Byte count of a good CQE, host order: bytes received (receive), bytes
  * read (RDMA READ). libmlx4 reports 8 for atomics and leaves byte_len
  * alone for other sends; see mlx4dv_cqe_to_wc(). */
-static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_byte_len(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_cqe_byte_len(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_be32_to_cpu(cqe->byte_cnt);
 }
@@ -4102,14 +4138,16 @@ static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_byte_len(const struct mlx4_cqe *
 /* Immediate data of a SEND_IMM or RDMA_WRITE_IMM receive, big-endian as
  * the sender gave it in ibv_send_wr.imm_data (stored as is, like
  * ibv_wc.imm_data). */
-static MLX4DV_ALWAYS_INLINE __be32 mlx4dv_cqe_imm_data(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE __be32
+mlx4dv_cqe_imm_data(const struct mlx4_cqe *cqe)
 {
 	return cqe->immed_rss_invalid;
 }
 
 /* The rkey a SEND_WITH_INV receive invalidated, host order (the same word
  * as the immediate; libmlx4 converts it). */
-static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_invalidated_rkey(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_cqe_invalidated_rkey(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_be32_to_cpu(cqe->immed_rss_invalid);
 }
@@ -4117,40 +4155,46 @@ static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_invalidated_rkey(const struct ml
 /* RSS hash of a receive on an RSS QP (raw packet), host order: the same
  * word as the immediate (mlx4_en en_rx.c passes be32_to_cpu of it to
  * skb_set_hash). */
-static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_rss_hash(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_cqe_rss_hash(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_be32_to_cpu(cqe->immed_rss_invalid);
 }
 
 /* P_Key index of a receive (UD/GSI): low 7 bits of immed_rss_invalid, as
  * libmlx4 and mlx4_ib report it. */
-static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_pkey_index(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint16_t
+mlx4dv_cqe_pkey_index(const struct mlx4_cqe *cqe)
 {
 	return (uint16_t)(mlx4dv_be32_to_cpu(cqe->immed_rss_invalid) & 0x7f);
 }
 
 /* Source QPN of a receive (UD): low 24 bits of g_mlpath_rqpn. For an XRC
  * receive (QPN has MLX4DV_CQE_XRC_QPN_BIT) the same bits hold the SRQN. */
-static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_src_qp(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_cqe_src_qp(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_be32_to_cpu(cqe->g_mlpath_rqpn) & 0xffffff;
 }
 
 /* Destination LID path bits of a receive: bits 24..30 of g_mlpath_rqpn. */
-static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_dlid_path_bits(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint8_t
+mlx4dv_cqe_dlid_path_bits(const struct mlx4_cqe *cqe)
 {
 	return (uint8_t)((mlx4dv_be32_to_cpu(cqe->g_mlpath_rqpn) >> 24) & 0x7f);
 }
 
 /* Nonzero when the received packet had a GRH (bit 31 of g_mlpath_rqpn);
  * its 40 bytes are then at the start of the receive buffer (UD). */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_has_grh(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_has_grh(const struct mlx4_cqe *cqe)
 {
 	return (mlx4dv_be32_to_cpu(cqe->g_mlpath_rqpn) >> 31) != 0;
 }
 
 /* Source LID of a receive (InfiniBand), host order. */
-static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_slid(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint16_t
+mlx4dv_cqe_slid(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_be16_to_cpu(cqe->rlid);
 }
@@ -4158,21 +4202,24 @@ static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_slid(const struct mlx4_cqe *cqe)
 /* Service level of a receive: sl_vid >> 12 on InfiniBand, sl_vid >> 13 on
  * Ethernet where the low 12 bits are the VLAN ID (rdma-core cq.c
  * mlx4_parse_cqe, mlx4_ib cq.c). is_ethernet: the port's link layer. */
-static MLX4DV_ALWAYS_INLINE uint8_t mlx4dv_cqe_sl(const struct mlx4_cqe *cqe, int is_ethernet)
+static MLX4DV_ALWAYS_INLINE uint8_t
+mlx4dv_cqe_sl(const struct mlx4_cqe *cqe, int is_ethernet)
 {
 	return (uint8_t)(mlx4dv_be16_to_cpu(cqe->sl_vid) >> (is_ethernet ? 13 : 12));
 }
 
 /* Nonzero when the device stripped a customer VLAN tag (Ethernet; bit 29
  * of vlan_my_qpn, MLX4_CQE_VLAN_PRESENT_MASK). */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_vlan_present(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_vlan_present(const struct mlx4_cqe *cqe)
 {
 	return (mlx4dv_be32_to_cpu(cqe->vlan_my_qpn) & MLX4DV_CQE_CVLAN_PRESENT) != 0;
 }
 
 /* VLAN ID of the stripped tag (low 12 bits of sl_vid, MLX4_CQE_VID_MASK in
  * the kernel), or 0xffff when none was present, as mlx4_ib reports it. */
-static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_vlan_id(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint16_t
+mlx4dv_cqe_vlan_id(const struct mlx4_cqe *cqe)
 {
 	if (!mlx4dv_cqe_vlan_present(cqe))
 		return 0xffff;
@@ -4181,31 +4228,36 @@ static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_vlan_id(const struct mlx4_cqe *c
 
 /* The status word (packet type and checksum bits, enum
  * mlx4dv_cqe_status_bits), host order. */
-static MLX4DV_ALWAYS_INLINE uint32_t mlx4dv_cqe_status(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint32_t
+mlx4dv_cqe_status(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_be32_to_cpu(cqe->status);
 }
 
 /* Received packet is IPv4 (status bit 22). */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_is_ipv4(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_is_ipv4(const struct mlx4_cqe *cqe)
 {
 	return (mlx4dv_cqe_status(cqe) & MLX4DV_CQE_STATUS_IPV4) != 0;
 }
 
 /* Received packet is IPv6 (status bit 24; DPDK mlx4_prm.h). */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_is_ipv6(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_is_ipv6(const struct mlx4_cqe *cqe)
 {
 	return (mlx4dv_cqe_status(cqe) & MLX4DV_CQE_STATUS_IPV6) != 0;
 }
 
 /* The IPv4 header checksum was good (status bit 28). */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_ip_hdr_csum_ok(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_ip_hdr_csum_ok(const struct mlx4_cqe *cqe)
 {
 	return (mlx4dv_cqe_status(cqe) & MLX4DV_CQE_STATUS_IP_HDR_CSUM_OK) != 0;
 }
 
 /* The TCP or UDP checksum was good (status bit 2, badfcs_enc L4_CSUM). */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_l4_csum_ok(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_l4_csum_ok(const struct mlx4_cqe *cqe)
 {
 	return (mlx4dv_cqe_status(cqe) & MLX4DV_CQE_STATUS_L4_CSUM_OK) != 0;
 }
@@ -4217,7 +4269,8 @@ static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_l4_csum_ok(const struct mlx4_cqe *cqe
  * valid checksum bits (MLX4DV_CQE_RX_CSUM_VALID). (rdma-core cq.c
  * mlx4_parse_cqe.)
  */
-static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_ip_csum_ok(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_ip_csum_ok(const struct mlx4_cqe *cqe)
 {
 	return (mlx4dv_cqe_status(cqe) & MLX4_CQE_STATUS_IPV4_CSUM_OK) ==
 		MLX4_CQE_STATUS_IPV4_CSUM_OK;
@@ -4226,7 +4279,8 @@ static MLX4DV_ALWAYS_INLINE int mlx4dv_cqe_ip_csum_ok(const struct mlx4_cqe *cqe
 /* The 16-bit one's-complement checksum the device computed over the IP
  * payload, host order (mlx4_en en_rx.c check_csum uses it for
  * CHECKSUM_COMPLETE). */
-static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_checksum(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint16_t
+mlx4dv_cqe_checksum(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_be16_to_cpu(cqe->checksum);
 }
@@ -4235,7 +4289,8 @@ static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_checksum(const struct mlx4_cqe *
  * IBV_WC_EX_WITH_COMPLETION_TIMESTAMP): ts_47_16 << 16 | ts_15_8 << 8 |
  * ts_7_0. Overlays sl_vid/rlid. (rdma-core cq.c
  * mlx4_cq_read_wc_completion_ts.) */
-static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_cqe_timestamp(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint64_t
+mlx4dv_cqe_timestamp(const struct mlx4_cqe *cqe)
 {
 	return (uint64_t)mlx4dv_be32_to_cpu(cqe->ts_47_16) << 16 |
 		(uint64_t)cqe->ts_15_8 << 8 | cqe->ts_7_0;
@@ -4245,7 +4300,8 @@ static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_cqe_timestamp(const struct mlx4_cqe 
  * counter (first WQEBB) of the last completed WQE; for an SRQ receive the
  * SRQ WQE used; not meaningful for a plain RQ receive (RQ completions come
  * in order). Same offset in an error CQE. */
-static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_wqe_index(const struct mlx4_cqe *cqe)
+static MLX4DV_ALWAYS_INLINE uint16_t
+mlx4dv_cqe_wqe_index(const struct mlx4_cqe *cqe)
 {
 	return mlx4dv_be16_to_cpu(cqe->wqe_index);
 }
@@ -4258,8 +4314,8 @@ static MLX4DV_ALWAYS_INLINE uint16_t mlx4dv_cqe_wqe_index(const struct mlx4_cqe 
  * MLX4DV_CQE_RX_CSUM_VALID and mlx4dv_cqe_ip_csum_ok(). rx_flags: enum
  * mlx4dv_cqe_rx_flags. 0 for an error CQE (libmlx4 leaves wc_flags unset).
  */
-static MLX4DV_ALWAYS_INLINE
-unsigned int mlx4dv_cqe_wc_flags(const struct mlx4_cqe *cqe, uint32_t rx_flags)
+static MLX4DV_ALWAYS_INLINE unsigned int
+mlx4dv_cqe_wc_flags(const struct mlx4_cqe *cqe, uint32_t rx_flags)
 {
 	unsigned int flags = 0;
 	uint8_t op = mlx4dv_cqe_opcode(cqe);
@@ -4302,9 +4358,9 @@ unsigned int mlx4dv_cqe_wc_flags(const struct mlx4_cqe *cqe, uint32_t rx_flags)
  * libmlx4 ORs IBV_WC_WITH_INV into the previous wc_flags; this stores the
  * flags, which is the same on a zeroed wc.
  */
-static MLX4DV_ALWAYS_INLINE
-void mlx4dv_cqe_to_wc(const struct mlx4_cqe *cqe, uint32_t rx_flags,
-		      struct ibv_wc *wc)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_cqe_to_wc(const struct mlx4_cqe *cqe, uint32_t rx_flags,
+		 struct ibv_wc *wc)
 {
 	uint8_t op = mlx4dv_cqe_opcode(cqe);
 
@@ -4362,8 +4418,8 @@ void mlx4dv_cqe_to_wc(const struct mlx4_cqe *cqe, uint32_t rx_flags,
  * The handle's uar must be the CQ's UAR page (mlx4dv_cq.cq_uar with
  * MLX4DV_CQ_MASK_UAR).
  */
-static MLX4DV_ALWAYS_INLINE
-void mlx4dv_cq_arm(struct mlx4dv_cq_ring *cq, int solicited_only)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_cq_arm(struct mlx4dv_cq_ring *cq, int solicited_only)
 {
 	uint32_t sn = cq->arm_sn & 3;
 	uint32_t ci = cq->cons_index & 0xffffff;
@@ -4384,7 +4440,8 @@ void mlx4dv_cq_arm(struct mlx4dv_cq_ring *cq, int solicited_only)
  * ibv_get_cq_event(), which the handle does not see. ibv_ack_cq_events()
  * is still needed for the verbs event count; it does not touch arm_sn.
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_cq_ack_event(struct mlx4dv_cq_ring *cq)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_cq_ack_event(struct mlx4dv_cq_ring *cq)
 {
 	cq->arm_sn++;
 }
@@ -4392,8 +4449,8 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_cq_ack_event(struct mlx4dv_cq_ring *cq)
 /* ---- 5.5 Receive queue (QP RQ, receive WQ of an RSS QP) ----------------- */
 
 /* Scatter entries of RQ WQE n (free-running; slot n & (wqe_cnt - 1)). */
-static MLX4DV_ALWAYS_INLINE
-struct mlx4_wqe_data_seg *mlx4dv_rq_wqe(const struct mlx4dv_rq_ring *rq, uint32_t n)
+static MLX4DV_ALWAYS_INLINE struct mlx4_wqe_data_seg *
+mlx4dv_rq_wqe(const struct mlx4dv_rq_ring *rq, uint32_t n)
 {
 	return (struct mlx4_wqe_data_seg *)
 		(rq->buf + ((size_t)(n & (rq->wqe_cnt - 1)) << rq->wqe_shift));
@@ -4407,10 +4464,9 @@ struct mlx4_wqe_data_seg *mlx4dv_rq_wqe(const struct mlx4dv_rq_ring *rq, uint32_
  * ibv_post_recv() stores it. (rdma-core qp.c _mlx4_post_recv, srq.c
  * mlx4_post_srq_recv.) The caller checked num_sge <= max_scatter.
  */
-static MLX4DV_ALWAYS_INLINE
-void mlx4dv_wqe_set_scatter(struct mlx4_wqe_data_seg *scat,
-			       const struct ibv_sge *sg, uint32_t num_sge,
-			       uint32_t max_scatter)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_wqe_set_scatter(struct mlx4_wqe_data_seg *scat, const struct ibv_sge *sg,
+		       uint32_t num_sge, uint32_t max_scatter)
 {
 	uint32_t i;
 
@@ -4437,9 +4493,9 @@ void mlx4dv_wqe_set_scatter(struct mlx4_wqe_data_seg *scat,
  * Nothing is written on error. (libmlx4 returns ENOMEM for too many SGEs;
  * this keeps that errno for the full ring only.)
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_rq_write(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
-		    const struct ibv_sge *sg, uint32_t num_sge)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_rq_write(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
+		const struct ibv_sge *sg, uint32_t num_sge)
 {
 	if (num_sge > rq->max_scatter)
 		return EINVAL;
@@ -4458,7 +4514,8 @@ int mlx4dv_rq_write(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
  * mlx4dv_barrier_to_device() (the WQEs first), then the doorbell record
  * <- big-endian 32-bit (head & 0xffff). (rdma-core qp.c _mlx4_post_recv.)
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_rq_ring_doorbell(struct mlx4dv_rq_ring *rq)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_rq_ring_doorbell(struct mlx4dv_rq_ring *rq)
 {
 	mlx4dv_barrier_to_device();
 	*(volatile __be32 *)rq->db = mlx4dv_cpu_to_be32(rq->head & 0xffff);
@@ -4466,9 +4523,9 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_rq_ring_doorbell(struct mlx4dv_rq_ring *
 
 /* mlx4dv_rq_post - mlx4dv_rq_write() then, on success, mlx4dv_rq_ring_doorbell().
  * Same errors. */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_rq_post(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
-		   const struct ibv_sge *sg, uint32_t num_sge)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_rq_post(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
+	       const struct ibv_sge *sg, uint32_t num_sge)
 {
 	int err = mlx4dv_rq_write(rq, wr_id, sg, num_sge);
 
@@ -4485,9 +4542,9 @@ int mlx4dv_rq_post(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
  * write for the list. Errors: EINVAL (num_sge), ENOMEM (the list does not
  * fit: head - tail + requests > wqe_cnt).
  */
-static inline
-int mlx4dv_rq_post_list(struct mlx4dv_rq_ring *rq, const struct ibv_recv_wr *wr,
-			const struct ibv_recv_wr **bad_wr)
+static inline int
+mlx4dv_rq_post_list(struct mlx4dv_rq_ring *rq, const struct ibv_recv_wr *wr,
+		    const struct ibv_recv_wr **bad_wr)
 {
 	const struct ibv_recv_wr *w;
 	uint32_t room = rq->wqe_cnt - (rq->head - rq->tail);
@@ -4523,9 +4580,9 @@ int mlx4dv_rq_post_list(struct mlx4dv_rq_ring *rq, const struct ibv_recv_wr *wr,
  * qpn; ERANGE when no WQE is outstanding (head == tail). The ring is
  * unchanged on error.
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_rq_complete(struct mlx4dv_rq_ring *rq, const struct mlx4_cqe *cqe,
-		       uint64_t *wr_id)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_rq_complete(struct mlx4dv_rq_ring *rq, const struct mlx4_cqe *cqe,
+		   uint64_t *wr_id)
 {
 	if (mlx4dv_cqe_is_send(cqe) || mlx4dv_cqe_qpn(cqe) != rq->qpn)
 		return EINVAL;
@@ -4541,9 +4598,8 @@ int mlx4dv_rq_complete(struct mlx4dv_rq_ring *rq, const struct mlx4_cqe *cqe,
 
 /* SRQ WQE number index (0 .. wqe_cnt - 1): the 16-byte next segment, then
  * the scatter entries. */
-static MLX4DV_ALWAYS_INLINE
-struct mlx4_wqe_srq_next_seg *mlx4dv_srq_wqe(const struct mlx4dv_srq_ring *srq,
-					     uint32_t index)
+static MLX4DV_ALWAYS_INLINE struct mlx4_wqe_srq_next_seg *
+mlx4dv_srq_wqe(const struct mlx4dv_srq_ring *srq, uint32_t index)
 {
 	return (struct mlx4_wqe_srq_next_seg *)
 		(srq->buf + ((size_t)(index & (srq->wqe_cnt - 1)) << srq->wqe_shift));
@@ -4560,9 +4616,9 @@ struct mlx4_wqe_srq_next_seg *mlx4dv_srq_wqe(const struct mlx4dv_srq_ring *srq,
  * full (head == tail: the last free WQE is never handed out). Nothing is
  * written on error.
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_srq_write(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
-		     const struct ibv_sge *sg, uint32_t num_sge)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_srq_write(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
+		 const struct ibv_sge *sg, uint32_t num_sge)
 {
 	struct mlx4_wqe_srq_next_seg *next;
 	uint32_t index = srq->head;
@@ -4588,7 +4644,8 @@ int mlx4dv_srq_write(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
  * of WQEs ever posted modulo 2^16. (rdma-core srq.c mlx4_post_srq_recv;
  * libmlx4's counter is a uint16_t.)
  */
-static MLX4DV_ALWAYS_INLINE void mlx4dv_srq_ring_doorbell(struct mlx4dv_srq_ring *srq)
+static MLX4DV_ALWAYS_INLINE void
+mlx4dv_srq_ring_doorbell(struct mlx4dv_srq_ring *srq)
 {
 	mlx4dv_barrier_to_device();
 	*(volatile __be32 *)srq->db = mlx4dv_cpu_to_be32(srq->counter & 0xffff);
@@ -4596,9 +4653,9 @@ static MLX4DV_ALWAYS_INLINE void mlx4dv_srq_ring_doorbell(struct mlx4dv_srq_ring
 
 /* mlx4dv_srq_post - mlx4dv_srq_write() then, on success,
  * mlx4dv_srq_ring_doorbell(). Same errors. */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_srq_post(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
-		    const struct ibv_sge *sg, uint32_t num_sge)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_srq_post(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
+		const struct ibv_sge *sg, uint32_t num_sge)
 {
 	int err = mlx4dv_srq_write(srq, wr_id, sg, num_sge);
 
@@ -4614,9 +4671,9 @@ int mlx4dv_srq_post(struct mlx4dv_srq_ring *srq, uint64_t wr_id,
  * *bad_wr (when not NULL) names the offending request and nothing is
  * written. One doorbell record write. Errors: EINVAL, ENOMEM.
  */
-static inline
-int mlx4dv_srq_post_list(struct mlx4dv_srq_ring *srq, const struct ibv_recv_wr *wr,
-			 const struct ibv_recv_wr **bad_wr)
+static inline int
+mlx4dv_srq_post_list(struct mlx4dv_srq_ring *srq, const struct ibv_recv_wr *wr,
+		     const struct ibv_recv_wr **bad_wr)
 {
 	const struct ibv_recv_wr *w;
 	uint32_t index = srq->head;
@@ -4679,8 +4736,8 @@ mlx4dv_srq_wqe_is_free(const struct mlx4dv_srq_ring *srq, uint32_t index)
 	return 0;
 }
 
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_srq_free_wqe(struct mlx4dv_srq_ring *srq, uint32_t index)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_srq_free_wqe(struct mlx4dv_srq_ring *srq, uint32_t index)
 {
 	if (index >= srq->wqe_cnt)
 		return ERANGE;
@@ -4702,9 +4759,9 @@ int mlx4dv_srq_free_wqe(struct mlx4dv_srq_ring *srq, uint32_t index)
  * Errors: EINVAL for a send CQE or a WQE that is the tail; ERANGE when
  * wqe_index >= wqe_cnt. Nothing changes on error.
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_srq_complete(struct mlx4dv_srq_ring *srq, const struct mlx4_cqe *cqe,
-			uint64_t *wr_id)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_srq_complete(struct mlx4dv_srq_ring *srq, const struct mlx4_cqe *cqe,
+		    uint64_t *wr_id)
 {
 	uint32_t index = mlx4dv_cqe_wqe_index(cqe);
 	int err;
@@ -4735,9 +4792,9 @@ int mlx4dv_srq_complete(struct mlx4dv_srq_ring *srq, const struct mlx4_cqe *cqe,
  * when wqe_index does not name an outstanding WQE (tail .. head - 1, with
  * a ds that fits). The ring is unchanged on error.
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe,
-			   uint64_t *wr_id)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe,
+		       uint64_t *wr_id)
 {
 	uint64_t id = 0;
 
@@ -4777,9 +4834,9 @@ int mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe
  * written by the device in one piece).
  * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe; PRM CQE owner_sr_opcode.)
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
-			uint64_t *wr_id)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
+		    uint64_t *wr_id)
 {
 	uint32_t ci = cq->cons_index;
 	size_t size = cq->cqe_size;
@@ -4858,7 +4915,8 @@ __mlx4dv_cq_poll_head(const struct mlx4dv_cq_ring *cq, int32_t *last_out)
  * (RDMA_WRITE_IMM, SEND, SEND_IMM, SEND_INVAL: 0..3), one compare;
  * else the errno of the mlx4dv_cq_poll_recv*() takes.
  */
-static MLX4DV_ALWAYS_INLINE int __mlx4dv_cq_recv_kind(int32_t last)
+static MLX4DV_ALWAYS_INLINE int
+__mlx4dv_cq_recv_kind(int32_t last)
 {
 	uint32_t op = (uint32_t)last & (MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK);
 
@@ -4899,10 +4957,10 @@ static MLX4DV_ALWAYS_INLINE int __mlx4dv_cq_recv_kind(int32_t last)
  * mlx4dv_barrier_from_device(), then the other fields.
  * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe.)
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
-			uint64_t *wr_id, uint32_t *byte_len,
-			const struct mlx4_cqe **cqe_out)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
+		    uint64_t *wr_id, uint32_t *byte_len,
+		    const struct mlx4_cqe **cqe_out)
 {
 	int32_t last = 0;
 	const struct mlx4_cqe *cqe = __mlx4dv_cq_poll_head(cq, &last);
@@ -4941,10 +4999,10 @@ int mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
  * has, a wqe_index that is the SRQ's tail) / ERANGE (wqe_index >=
  * wqe_cnt) with nothing consumed, as mlx4dv_cq_poll_recv(). Same outputs.
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq,
-			    struct mlx4dv_srq_ring *srq, uint64_t *wr_id,
-			    uint32_t *byte_len, const struct mlx4_cqe **cqe_out)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_srq_ring *srq,
+			uint64_t *wr_id, uint32_t *byte_len,
+			const struct mlx4_cqe **cqe_out)
 {
 	int32_t last = 0;
 	const struct mlx4_cqe *cqe = __mlx4dv_cq_poll_head(cq, &last);
@@ -4999,10 +5057,10 @@ struct mlx4dv_poll_qp {
  * CQE completes on, or the ring refuses it; ERANGE when its index is out
  * of range (see the *_complete functions). Nothing changes on error.
  */
-static MLX4DV_ALWAYS_INLINE
-int mlx4dv_cqe_complete_wc(const struct mlx4_cqe *cqe,
-			   const struct mlx4dv_poll_qp *qps, uint32_t nqps,
-			   struct ibv_wc *wc)
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cqe_complete_wc(const struct mlx4_cqe *cqe,
+		       const struct mlx4dv_poll_qp *qps, uint32_t nqps,
+		       struct ibv_wc *wc)
 {
 	const struct mlx4dv_poll_qp *e = NULL;
 	uint32_t key = mlx4dv_cqe_qpn(cqe);
@@ -5047,10 +5105,10 @@ int mlx4dv_cqe_complete_wc(const struct mlx4_cqe *cqe,
  * good ones ends the batch; the next call reports it. (libmlx4 drops the
  * whole batch there.)
  */
-static inline
-int mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq,
-		      const struct mlx4dv_poll_qp *qps, uint32_t nqps,
-		      uint32_t ne, struct ibv_wc *wc, uint32_t *polled)
+static inline int
+mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq, const struct mlx4dv_poll_qp *qps,
+		  uint32_t nqps, uint32_t ne, struct ibv_wc *wc,
+		  uint32_t *polled)
 {
 	uint32_t n = 0;
 	int err = 0;
@@ -5118,8 +5176,8 @@ int mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq,
  * across a wrap of the 48-bit field too. Either argument may also be a
  * full clock reading (its bits above 47 are ignored).
  */
-static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ts_delta(uint64_t later,
-						     uint64_t earlier)
+static MLX4DV_ALWAYS_INLINE uint64_t
+mlx4dv_ts_delta(uint64_t later, uint64_t earlier)
 {
 	return (later - earlier) & MLX4DV_CQE_TIMESTAMP_MASK;
 }
@@ -5132,8 +5190,8 @@ static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ts_delta(uint64_t later,
  * days); the result is the largest value <= clock_now whose low 48 bits
  * are cqe_ts, i.e. clock_now - mlx4dv_ts_delta(clock_now, cqe_ts).
  */
-static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ts_extend(uint64_t cqe_ts,
-						      uint64_t clock_now)
+static MLX4DV_ALWAYS_INLINE uint64_t
+mlx4dv_ts_extend(uint64_t cqe_ts, uint64_t clock_now)
 {
 	return clock_now - mlx4dv_ts_delta(clock_now, cqe_ts);
 }
@@ -5145,8 +5203,8 @@ static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ts_extend(uint64_t cqe_ts,
  * fits in 64 bits. Returns 0 when hca_core_clock_khz is 0 (the device
  * reports no clock). Example: 427 ticks at 427000 kHz are 1000 ns.
  */
-static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ts_to_ns(uint64_t ticks,
-						     uint64_t hca_core_clock_khz)
+static MLX4DV_ALWAYS_INLINE uint64_t
+mlx4dv_ts_to_ns(uint64_t ticks, uint64_t hca_core_clock_khz)
 {
 	if (!hca_core_clock_khz)
 		return 0;
@@ -5160,8 +5218,8 @@ static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ts_to_ns(uint64_t ticks,
  * result that fits in 64 bits and khz below 2^44 (every real clock). For
  * deadlines and budgets compared with mlx4dv_ts_delta().
  */
-static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ns_to_ts(uint64_t ns,
-						     uint64_t hca_core_clock_khz)
+static MLX4DV_ALWAYS_INLINE uint64_t
+mlx4dv_ns_to_ts(uint64_t ns, uint64_t hca_core_clock_khz)
 {
 	return ns / 1000000u * hca_core_clock_khz +
 		ns % 1000000u * hca_core_clock_khz / 1000000u;
@@ -5176,7 +5234,7 @@ static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ns_to_ts(uint64_t ns,
  * The compiled unit turns ibverbs objects into the queue handles of Part 3.
  * It is the only part of this header that needs a library: link
  * -lmlx4dv -lmlx4 -libverbs (pkg-config mlx4dv, or the CMake target
- * mlx4dv::mlx4dv). See mlx4dv(7) and the per-function pages.
+ * mlx4dv::mlx4dv). See libmlx4dv(7) and the per-function pages.
  *
  * Common rules of every *_init() below:
  *  - The object must belong to a ConnectX-3 family device driven by
@@ -5234,10 +5292,12 @@ static MLX4DV_ALWAYS_INLINE uint64_t mlx4dv_ns_to_ts(uint64_t ns,
  * as MLX4DV_VERSION_ENCODE(). Compare with MLX4DV_VERSION (the header the
  * program was compiled with): the major numbers must agree.
  */
-uint32_t mlx4dv_version(void);
+uint32_t
+mlx4dv_version(void);
 
 /* mlx4dv_version_string - the same version as "major.minor.patch". */
-const char *mlx4dv_version_string(void);
+const char *
+mlx4dv_version_string(void);
 
 /* Flags of the flags argument of the *_init() functions. */
 enum mlx4dv_ring_init_flags {
@@ -5297,8 +5357,9 @@ enum mlx4dv_ring_init_flags {
  * libmlx4 reports limits that differ from its 44.0 arithmetic), ENOMEM,
  * or the errno of mlx4dv_init_obj().
  */
-int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
-			uint32_t flags);
+int
+mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
+		    uint32_t flags);
 
 /* mlx4dv_sq_ring_release - free the wrid table and give back the
  * BlueFlame register (the page is unmapped with its last user), when the
@@ -5306,7 +5367,8 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
  * handle is left with wrid = NULL, bf_reg = NULL, both BlueFlame flags and
  * the ticket cleared. NULL, an already released handle, or a copy whose
  * grant was given back already: nothing is given back. */
-void mlx4dv_sq_ring_release(struct mlx4dv_sq_ring *sq);
+void
+mlx4dv_sq_ring_release(struct mlx4dv_sq_ring *sq);
 
 /*
  * mlx4dv_rq_ring_init - fill a receive-queue handle from a QP.
@@ -5319,19 +5381,22 @@ void mlx4dv_sq_ring_release(struct mlx4dv_sq_ring *sq);
  * EPROTONOSUPPORT, ENOENT (the QP's receives go to an SRQ, or it has no
  * receive queue: XRC, RSS), ENOTSUP (geometry), ENOMEM.
  */
-int mlx4dv_rq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_qp *qp,
-			uint32_t flags);
+int
+mlx4dv_rq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_qp *qp,
+		    uint32_t flags);
 
 /*
  * mlx4dv_wq_ring_init - fill a receive-queue handle from a receive WQ
  * (ibv_create_wq(), used behind an RSS QP). qpn is the WQ number, which
  * the WQ's CQEs carry. Same fields and errors as mlx4dv_rq_ring_init().
  */
-int mlx4dv_wq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_wq *wq,
-			uint32_t flags);
+int
+mlx4dv_wq_ring_init(struct mlx4dv_rq_ring *rq, struct ibv_wq *wq,
+		    uint32_t flags);
 
 /* mlx4dv_rq_ring_release - free the wrid table of an RQ or WQ handle. */
-void mlx4dv_rq_ring_release(struct mlx4dv_rq_ring *rq);
+void
+mlx4dv_rq_ring_release(struct mlx4dv_rq_ring *rq);
 
 /*
  * mlx4dv_srq_ring_init - fill an SRQ handle.
@@ -5352,11 +5417,13 @@ void mlx4dv_rq_ring_release(struct mlx4dv_rq_ring *rq);
  * Errors: EINVAL, EPROTONOSUPPORT, ENOTSUP (geometry), ENOMEM, or the
  * errno of ibv_get_srq_num() for MLX4DV_RING_INIT_XRC_SRQ.
  */
-int mlx4dv_srq_ring_init(struct mlx4dv_srq_ring *srq, struct ibv_srq *ibsrq,
-			 uint32_t flags);
+int
+mlx4dv_srq_ring_init(struct mlx4dv_srq_ring *srq, struct ibv_srq *ibsrq,
+		     uint32_t flags);
 
 /* mlx4dv_srq_ring_release - free the wrid table of an SRQ handle. */
-void mlx4dv_srq_ring_release(struct mlx4dv_srq_ring *srq);
+void
+mlx4dv_srq_ring_release(struct mlx4dv_srq_ring *srq);
 
 /*
  * mlx4dv_cq_ring_init - fill a CQ handle. flags must be 0.
@@ -5377,12 +5444,54 @@ void mlx4dv_srq_ring_release(struct mlx4dv_srq_ring *srq);
  * Errors: EINVAL (NULL, flags), EPROTONOSUPPORT, ENOTSUP (cqe_size not 32
  * or 64, cqe_cnt not a power of two, no UAR reported).
  */
-int mlx4dv_cq_ring_init(struct mlx4dv_cq_ring *cq, struct ibv_cq *ibcq,
-			uint32_t flags);
+int
+mlx4dv_cq_ring_init(struct mlx4dv_cq_ring *cq, struct ibv_cq *ibcq,
+		    uint32_t flags);
 
 /* mlx4dv_cq_ring_release - the CQ handle holds no resource today; call it
  * anyway so that later versions can. */
-void mlx4dv_cq_ring_release(struct mlx4dv_cq_ring *cq);
+void
+mlx4dv_cq_ring_release(struct mlx4dv_cq_ring *cq);
+
+/*
+ * mlx4dv_cq_ring_resize - ibv_resize_cq() for a CQ driven by the handle cq:
+ * resizes ibcq to at least cqe entries and leaves cq describing the new
+ * ring, positioned after the last CQE it took.
+ *
+ * Do not call ibv_resize_cq() itself on a CQ a handle drives: libmlx4
+ * copies the CQEs from its own consumer index, which the handle never
+ * advanced, to the resize CQE into the new buffer (rdma-core 44.0
+ * providers/mlx4/cq.c mlx4_cq_resize_copy_cqes) and sets the
+ * consumer-index record to that index + 1, so a handle initialised again
+ * takes every CQE since libmlx4 last polled a second time. This function
+ * calls ibv_resize_cq() and then gives the handle the new buffer and size,
+ * consumer index (the index before the resize) + 1, the resize CQE's slot
+ * skipped as libmlx4 skips it, marks every slot of the new buffer
+ * device-owned for the index the handle reads there next (which erases
+ * libmlx4's copies, all of CQEs the handle took already), and writes the
+ * consumer-index record.
+ *
+ * Precondition: no work request that completes on this CQ is outstanding
+ * (every send and receive WQE of its QPs completed and taken, nothing
+ * posted until the call returns): the resize CQE must be the next CQE
+ * the device writes. A CQE that the device writes during the call is lost.
+ * The CQ is checked to hold no untaken CQE (EBUSY otherwise).
+ *
+ * cq:   a handle of ibcq (mlx4dv_cq_ring_init()), as it is now.
+ * cqe:  the minimum number of entries, as for ibv_resize_cq(); libmlx4
+ *       rounds it up to a power of two minus one. The same size once
+ *       rounded changes nothing and returns 0.
+ * Returns 0, or: EINVAL (NULL, cqe above INT_MAX, cq not a handle of ibcq
+ * in its present buffer), EPROTONOSUPPORT (not mlx4), EBUSY (a CQE is
+ * waiting to be taken), the errno of ibv_resize_cq() (EINVAL for a size
+ * below the CQEs libmlx4 counts as outstanding, ENOMEM): the handle and
+ * the CQ are then as they were; or ENOTSUP when the CQ was resized but
+ * libmlx4 reports a layout the header cannot drive (the handle then
+ * describes the freed buffer: release it and do not poll it).
+ */
+int
+mlx4dv_cq_ring_resize(struct mlx4dv_cq_ring *cq, struct ibv_cq *ibcq,
+		      uint32_t cqe);
 
 /* Flags of struct mlx4dv_qp_rings.flags (outputs). */
 enum mlx4dv_qp_rings_flags {
@@ -5415,11 +5524,13 @@ struct mlx4dv_qp_rings {
  * as the single-object functions; on error nothing is kept and *rings is
  * unchanged.
  */
-int mlx4dv_qp_rings_init(struct mlx4dv_qp_rings *rings, struct ibv_qp *qp,
-			 uint32_t flags);
+int
+mlx4dv_qp_rings_init(struct mlx4dv_qp_rings *rings, struct ibv_qp *qp,
+		     uint32_t flags);
 
 /* mlx4dv_qp_rings_release - release every handle of rings. */
-void mlx4dv_qp_rings_release(struct mlx4dv_qp_rings *rings);
+void
+mlx4dv_qp_rings_release(struct mlx4dv_qp_rings *rings);
 
 /*
  * mlx4dv_set_blueflame_layout - tell the unit the BlueFlame geometry of a
@@ -5438,9 +5549,9 @@ void mlx4dv_qp_rings_release(struct mlx4dv_qp_rings *rings);
  * Errors: EINVAL (bad values, NULL), EPROTONOSUPPORT (not mlx4), EBUSY
  * (the context's BlueFlame page is in use with another layout).
  */
-int mlx4dv_set_blueflame_layout(struct ibv_context *context,
-				uint32_t bf_reg_size,
-				uint32_t bf_regs_per_page);
+int
+mlx4dv_set_blueflame_layout(struct ibv_context *context, uint32_t bf_reg_size,
+			    uint32_t bf_regs_per_page);
 
 /*
  * mlx4dv_ud_av_from_ah - the UD destination of an address handle, as
@@ -5465,7 +5576,8 @@ int mlx4dv_set_blueflame_layout(struct ibv_context *context,
  * of creating the scratch CQ or QP (ENOMEM, ...) or of ibv_query_port().
  * *out is unchanged on error.
  */
-int mlx4dv_ud_av_from_ah(struct mlx4dv_ud_av *out, struct ibv_ah *ah);
+int
+mlx4dv_ud_av_from_ah(struct mlx4dv_ud_av *out, struct ibv_ah *ah);
 
 /*
  * mlx4dv_pd_number - the PD number of pd (host order, 24 bits), the value
@@ -5478,7 +5590,8 @@ int mlx4dv_ud_av_from_ah(struct mlx4dv_ud_av *out, struct ibv_ah *ah);
  * Errors: EINVAL (NULL), EPROTONOSUPPORT, the errno of ibv_query_port(),
  * ibv_create_ah() or mlx4dv_ud_av_from_ah(). *pdn is unchanged on error.
  */
-int mlx4dv_pd_number(struct ibv_pd *pd, uint32_t *pdn);
+int
+mlx4dv_pd_number(struct ibv_pd *pd, uint32_t *pdn);
 
 #ifdef __cplusplus
 }

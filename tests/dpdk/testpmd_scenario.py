@@ -427,21 +427,56 @@ def rx_queues(t, port, what):
     return per_q
 
 
+def rx_nothing(t, port, what):
+    """Like rx_queues, for traffic the port must not receive: rxonly polls
+    for 2 s (a slow machine can only make this pass, not fail)."""
+    send_txonly(t, 2000)
+    t.cmd("clear port stats all")
+    t.cmd("set fwd rxonly")
+    t.cmd("start")
+    for _ in range(4):
+        time.sleep(0.5)
+        st = t.stats(port)
+    t.cmd("stop")
+    clean_nic(st, port, what)
+    expect(st["RX-packets"] == 0, "%s: nothing received" % what)
+
+
+def create_rule(t, line, what):
+    expect(re.search(r"Flow rule #\d+ created", t.cmd(line)) is not None,
+           "flow: %s created" % what)
+
+
 def flow(t):
     # port 0 sends many flows (the source address varies) to port 1's MAC,
     # UDP port 9: a rule on that port takes all of them to queue 1 alone
-    rule = ("flow create 1 ingress pattern eth dst is %s / ipv4 / udp dst is %%d / end "
-            "actions queue index 1 / end" % PORT1_MAC)
-    expect("Flow rule #0 created" in t.cmd(rule % 9), "flow: rule on UDP port 9 created")
+    eth_ip = "flow create 1 %%s ingress pattern eth dst is %s / ipv4 / " % PORT1_MAC
+    udp9 = eth_ip % "priority 0" + "udp dst is 9 / end actions %s / end"
+    create_rule(t, udp9 % "queue index 1", "rule 0, UDP port 9 to queue 1")
     per_q = rx_queues(t, 1, "flow udp 9")
     expect(per_q[1] > 0 and per_q[0] == per_q[2] == per_q[3] == 0,
            "flow: every packet to UDP port 9 on queue 1, none elsewhere")
+    # a rule of lower priority (1) matching the same frames takes nothing
+    # until the better one goes
+    create_rule(t, eth_ip % "priority 1" + "end actions queue index 2 / end",
+                "rule 1, priority 1, IPv4 to queue 2")
+    per_q = rx_queues(t, 1, "flow two rules")
+    expect(per_q[1] > 0 and per_q[0] == per_q[2] == per_q[3] == 0,
+           "flow: priority 0 beats priority 1, queue 1 alone")
+    t.cmd("flow destroy 1 rule 0")
+    per_q = rx_queues(t, 1, "flow priority 1 alone")
+    expect(per_q[2] > 0 and per_q[0] == per_q[1] == per_q[3] == 0,
+           "flow: rule 0 destroyed, queue 2 alone")
+    # the driver's drop queue (a raw QP never made ready) takes them away
+    # from the priority 1 rule
+    create_rule(t, udp9 % "drop", "drop rule, UDP port 9")
+    rx_nothing(t, 1, "flow drop")
     # a rule for another port takes nothing: RSS spreads the frames again
     t.cmd("flow flush 1")
-    expect("Flow rule #0 created" in t.cmd(rule % 10), "flow: rule on UDP port 10 created")
+    create_rule(t, eth_ip % "priority 0" + "udp dst is 10 / end actions queue index 1 / end",
+                "rule on UDP port 10")
     per_q = rx_queues(t, 1, "flow udp 10")
     expect(all(n > 0 for n in per_q), "flow: no match, every one of 4 queues received")
-
 
 SCENARIOS = {
     "io": (TWO_PORTS, [], io_tx_first),

@@ -64,7 +64,7 @@ static void test_modify_qp_rules(void **state)
 	assert_int_equal(ibv_modify_qp(rc, &a, IBV_QP_STATE | IBV_QP_PORT |
 				       IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS), EINVAL);
 	a.port_num = 1;
-	a.pkey_index = 5;
+	a.pkey_index = e.port_attr.pkey_tbl_len;
 	assert_int_equal(ibv_modify_qp(rc, &a, IBV_QP_STATE | IBV_QP_PORT |
 				       IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS), EINVAL);
 	a.pkey_index = 0;

@@ -6,6 +6,7 @@
  */
 #include "emu_test.h"
 
+#include <errno.h>
 #include <string.h>
 
 static void test_reported(void **state)
@@ -45,9 +46,11 @@ static void test_refused(void **state)
 		qp[i] = ibv_create_qp(e.pd, &ia);
 		assert_non_null(qp[i]);
 	}
-	/* the 17th QP */
+	/* the 17th QP: no QPN left, ENOMEM as mlx4_qp_reserve_range */
 	ia = tmpl;
+	errno = 0;
 	assert_null(ibv_create_qp(e.pd, &ia));
+	assert_int_equal(errno, ENOMEM);
 	assert_int_equal(ibv_destroy_qp(qp[15]), 0);
 	/* one more inline byte than the device takes */
 	ia = tmpl;

@@ -1,15 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * Driver for building a fuzz target without libFuzzer (gcc, ctest): runs
- * the files named on the command line, then `--random N` deterministic
- * pseudo-random inputs. libFuzzer builds use its own main instead.
+ * the files named on the command line (crash reproducers, corpus entries),
+ * then `--random N` deterministic pseudo-random inputs, the same every
+ * run. libFuzzer builds use its own main instead.
+ *
+ * A target whose interesting inputs random bytes rarely hit links a
+ * fuzz_replay_shape() of its own (fuzz_replay.h).
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_replay.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Without a target's own: inputs as drawn. */
+__attribute__((weak)) size_t fuzz_replay_shape(uint8_t *buf, size_t len,
+						unsigned long i)
+{
+	(void)buf;
+	(void)i;
+	return len;
+}
 
 static int run_file(const char *path)
 {
@@ -31,7 +46,7 @@ int main(int argc, char **argv)
 {
 	unsigned long n = 0, i;
 	uint32_t x = 0x9e3779b9u;
-	static uint8_t buf[4096];
+	static uint8_t buf[FUZZ_REPLAY_MAX_INPUT];
 	int a, rc = 0, files = 0;
 
 	for (a = 1; a < argc; a++) {
@@ -51,6 +66,7 @@ int main(int argc, char **argv)
 			x ^= x << 5;
 			buf[k] = (uint8_t)x;
 		}
+		len = fuzz_replay_shape(buf, len, i);
 		LLVMFuzzerTestOneInput(buf, len);
 	}
 	printf("%lu random inputs, %d files: no failure\n", n, files);

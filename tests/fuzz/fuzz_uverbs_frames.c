@@ -91,6 +91,7 @@ static int errno_expected(int e)
 	case ENOENT: case EBUSY: case ENOSYS: case ERANGE: case EPERM:
 	case EEXIST: case EAGAIN: case EMFILE: case EACCES: case E2BIG:
 	case EPROTONOSUPPORT: case ENODEV: case EIO:
+	case EBADF:	/* OPEN_XRCD naming no open file, as the kernel */
 		return 1;
 	default:
 		return 0;

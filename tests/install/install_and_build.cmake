@@ -26,17 +26,27 @@ if(NOT SKIP_INSTALL)
   run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${PREFIX})
 endif()
 
-# Layout: our header in its own directory; rdma-core's path left alone.
+# Layout: our header in its own directory; rdma-core's path and pages
+# left alone.
 foreach(f include/mlx4dv/infiniband/mlx4dv.h
-          share/man/man7/mlx4dv.7 share/man/man3/mlx4dv_sq_ring_init.3
+          share/man/man7/libmlx4dv.7 share/man/man3/mlx4dv_sq_ring_init.3
           share/man/man3/mlx4dv_qp_rings_init.3)
   if(NOT EXISTS ${PREFIX}/${f})
     message(FATAL_ERROR "not installed: ${f}")
   endif()
 endforeach()
-if(EXISTS ${PREFIX}/include/infiniband/mlx4dv.h)
-  message(FATAL_ERROR "installed over <prefix>/include/infiniband/mlx4dv.h")
-endif()
+foreach(f include/infiniband/mlx4dv.h share/man/man7/mlx4dv.7
+          share/man/man3/mlx4dv_init_obj.3)
+  if(EXISTS ${PREFIX}/${f})
+    message(FATAL_ERROR "installed over rdma-core's <prefix>/${f}")
+  endif()
+endforeach()
+# Every public name of the installed header has its installed page.
+get_filename_component(source_dir ${CONSUMER_DIR}/../../.. ABSOLUTE)
+run(${CMAKE_COMMAND}
+  -DHEADER=${PREFIX}/include/mlx4dv/infiniband/mlx4dv.h
+  -DMAP=${source_dir}/src/libmlx4dv.map -DMANDIR=${PREFIX}/share/man/man3
+  -P ${source_dir}/tests/man/check_man_pages.cmake)
 file(GLOB_RECURSE pcs ${PREFIX}/*/mlx4dv.pc)
 file(GLOB_RECURSE configs ${PREFIX}/*/mlx4dvConfig.cmake)
 file(GLOB_RECURSE sonames ${PREFIX}/*/libmlx4dv.so.0)

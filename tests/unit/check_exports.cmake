@@ -38,7 +38,7 @@ endif()
 
 file(READ ${HEADER} header)
 foreach(name IN LISTS map_names)
-  if(NOT header MATCHES "[ *]${name}\\(")
+  if(NOT header MATCHES "[ *\n]${name}\\(")
     message(FATAL_ERROR "${name} is exported but not declared in ${HEADER}")
   endif()
 endforeach()

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * The requester: a posted RC WQE becomes an entry of the QP's ring with
+ * its PSN range (one PSN per packet of path MTU; a READ takes one PSN per
+ * response packet), and is sent as far as the windows allow: at most
+ * EMU_RC_WINDOW unacknowledged PSNs and max_rd_atomic READ/atomic
+ * requests.  After a NAK, a timeout or an RNR wait, sending starts again
+ * at a PSN (go-back-N); a READ resumed in the middle asks for the rest of
+ * its range only.  UC WQEs are sent at once and complete when queued.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "adapter/engine.h"
+#include "adapter/responder.h"
+#include "transport/psn.h"
+#include "transport/rc.h"
+
+static uint32_t npkts(uint8_t opcode, uint64_t len, uint32_t mtu)
+{
+	if (opcode == EMU_OP_ATOMIC_CS || opcode == EMU_OP_ATOMIC_FA || !len)
+		return 1;
+	return (uint32_t)((len + mtu - 1) / mtu);
+}
+
+void rc_req_init(struct emu_rc_conn *c)
+{
+	struct rc_requester *r = &c->req;
+	struct emu_qp *qp = c->qp;
+
+	r->head = r->send = r->tail = r->send_pkt = 0;
+	r->post_psn = r->una_psn = qp->sq_psn & EMU_PSN_MASK;
+	r->read_rewind_psn = emu_psn_add(r->una_psn, EMU_PSN_MASK);
+	r->rd_atomic = 0;
+	r->retry_due_ns = r->rnr_due_ns = 0;
+	r->retry_left = qp->retry_cnt;
+	r->rnr_left = qp->rnr_retry;
+	r->blocked = false;
+	r->ready = true;
+}
+
+void rc_req_release(struct emu_rc_conn *c)
+{
+	struct rc_requester *r = &c->req;
+
+	if (r->ring)
+		for (uint32_t i = 0; i <= r->ring_mask; i++)
+			free(r->ring[i].data);
+	free(r->ring);
+	r->ring = NULL;
+	r->ready = false;
+}
+
+static struct emu_rc_conn *req_conn(struct emu_qp *qp)
+{
+	struct emu_rc_conn *c = rc_conn_get(qp);
+
+	if (!c)
+		return NULL;
+	if (!c->req.ready)
+		rc_req_init(c);
+	if (qp->type != EMU_QPT_UC && !c->req.ring) {
+		uint32_t n = qp->sq_cnt > 16 ? qp->sq_cnt : 16;
+
+		c->req.ring = calloc(n, sizeof(*c->req.ring));
+		if (!c->req.ring)
+			return NULL;
+		c->req.ring_mask = n - 1;
+	}
+	return c;
+}
+
+/* The payload of a SEND/WRITE, copied: retransmissions send the bytes
+ * the WQE had when it was executed. */
+static int reserve(struct rc_wqe *w, uint64_t len)
+{
+	uint8_t *p;
+
+	if (len <= w->cap)
+		return 0;
+	p = realloc(w->data, len);
+	if (!p)
+		return EMU_SYN_LOCAL_LENGTH;
+	w->data = p;
+	w->cap = (uint32_t)len;
+	return 0;
+}
+
+static int copy_payload(struct rc_wqe *w, const struct emu_gather *g)
+{
+	uint32_t n = 0;
+	int err = reserve(w, g->total);
+
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < g->n; i++) {
+		memcpy(w->data + n, g->c[i].p, g->c[i].len);
+		n += g->c[i].len;
+	}
+	return 0;
+}
+
+/* ---- packets ---- */
+
+static uint8_t send_opcode(const struct rc_wqe *w, bool first, bool last)
+{
+	bool imm = w->opcode == EMU_OP_SEND_IMM || w->opcode == EMU_OP_RDMA_WRITE_IMM;
+	bool write = w->opcode == EMU_OP_RDMA_WRITE || w->opcode == EMU_OP_RDMA_WRITE_IMM;
+
+	if (w->opcode == EMU_OP_SEND_INVAL)
+		return first && last ? EMU_BOP_SEND_ONLY_INV :
+		       last ? EMU_BOP_SEND_LAST_INV : first ? EMU_BOP_SEND_FIRST :
+		       EMU_BOP_SEND_MIDDLE;
+	if (first && last)
+		return write ? (imm ? EMU_BOP_WRITE_ONLY_IMM : EMU_BOP_WRITE_ONLY) :
+		       (imm ? EMU_BOP_SEND_ONLY_IMM : EMU_BOP_SEND_ONLY);
+	if (first)
+		return write ? EMU_BOP_WRITE_FIRST : EMU_BOP_SEND_FIRST;
+	if (last)
+		return write ? (imm ? EMU_BOP_WRITE_LAST_IMM : EMU_BOP_WRITE_LAST) :
+		       (imm ? EMU_BOP_SEND_LAST_IMM : EMU_BOP_SEND_LAST);
+	return write ? EMU_BOP_WRITE_MIDDLE : EMU_BOP_SEND_MIDDLE;
+}
+
+/* Packet k of a SEND or WRITE; `tr` is the transport bits of the opcode. */
+static void send_data_packet(struct emu_rc_conn *c, uint8_t tr, const struct rc_wqe *w,
+			     const uint8_t *data, uint32_t k)
+{
+	uint32_t mtu = rc_mtu(c->qp);
+	uint64_t off = (uint64_t)k * mtu;
+	uint32_t len = w->len - off < mtu ? (uint32_t)(w->len - off) : mtu;
+	bool last = k + 1 == w->npkts;
+	uint8_t op = (uint8_t)(tr | send_opcode(w, k == 0, last));
+	struct emu_ext_layout l;
+	uint8_t ext[EMU_ROCE_HDR_MAX];
+
+	emu_roce_layout(op, &l);
+	if (l.reth) {
+		struct emu_reth reth = { w->raddr, w->rkey, w->len };
+
+		emu_reth_put(ext + l.reth - EMU_BTH_BYTES, &reth);
+	}
+	if (l.immdt)
+		memcpy(ext + l.immdt - EMU_BTH_BYTES, &w->imm_raw, 4);
+	if (l.ieth)
+		memcpy(ext + l.ieth - EMU_BTH_BYTES, &w->imm_raw, 4);
+	/* an ACK is asked for at the end of a message and every 16 packets */
+	rc_packet_out(c, c->peer, op, emu_psn_add(w->first_psn, k),
+		      tr == EMU_TR_RC && (last || (k & 15) == 15), last && w->solicited,
+		      ext, l.len, data + off, len);
+}
+
+static void send_request(struct emu_rc_conn *c, const struct rc_wqe *w, uint32_t k)
+{
+	uint8_t ext[EMU_ATOMIC_ETH_BYTES];
+
+	if (w->opcode == EMU_OP_RDMA_READ) {
+		uint64_t off = (uint64_t)k * rc_mtu(c->qp);
+		struct emu_reth reth = { w->raddr + off, w->rkey, (uint32_t)(w->len - off) };
+
+		emu_reth_put(ext, &reth);
+		rc_packet_out(c, c->peer, EMU_BOP_READ_REQUEST, emu_psn_add(w->first_psn, k),
+			      true, false, ext, EMU_RETH_BYTES, NULL, 0);
+	} else {
+		struct emu_atomic_eth a = { w->raddr, w->rkey, w->swap_add, w->compare };
+
+		emu_atomic_eth_put(ext, &a);
+		rc_packet_out(c, c->peer, w->opcode == EMU_OP_ATOMIC_CS ? EMU_BOP_CMP_SWAP :
+			      EMU_BOP_FETCH_ADD, w->first_psn, true, false, ext,
+			      EMU_ATOMIC_ETH_BYTES, NULL, 0);
+	}
+}
+
+static uint64_t ack_timeout_ns(const struct emu_qp *qp)
+{
+	/* 4.096 us x 2^timeout; 0 waits forever (IBTA 11.2.4.2) */
+	return qp->timeout ? 4096ull << (qp->timeout & 31) : 0;
+}
+
+void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
+{
+	struct rc_requester *r = &c->req;
+	struct emu_qp *qp = c->qp;
+	uint32_t rd_max = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
+	bool sent = false;
+
+	if (r->rnr_due_ns || qp->state != EMU_QPS_RTS)
+		return;
+	while (r->send != r->tail) {
+		struct rc_wqe *w = &r->ring[r->send & r->ring_mask];
+		uint32_t psn = emu_psn_add(w->first_psn, r->send_pkt);
+
+		r->xrc_srqn = w->xrc_srqn;
+
+		if (w->local) {
+			r->send++;
+			continue;
+		}
+		if (emu_psn_diff(psn, r->una_psn) >= EMU_RC_WINDOW)
+			break;
+		if (rc_is_rd_atomic(w->opcode)) {
+			if (r->rd_atomic >= rd_max)
+				break;
+			send_request(c, w, r->send_pkt);
+			r->rd_atomic++;
+			r->send++;
+			r->send_pkt = 0;
+		} else {
+			send_data_packet(c, EMU_TR_RC, w, w->data, r->send_pkt);
+			if (++r->send_pkt == w->npkts) {
+				r->send++;
+				r->send_pkt = 0;
+			}
+		}
+		sent = true;
+	}
+	if (sent && !r->retry_due_ns && ack_timeout_ns(qp)) {
+		if (!now_ns)
+			now_ns = emu_now_ns();
+		r->retry_due_ns = now_ns + ack_timeout_ns(qp);
+		rc_timer_watch(c);
+	}
+}
+
+void rc_req_rewind(struct emu_rc_conn *c, uint32_t psn)
+{
+	struct rc_requester *r = &c->req;
+	uint32_t i;
+
+	r->rd_atomic = 0;
+	for (i = r->head; i != r->tail; i++) {
+		struct rc_wqe *w = &r->ring[i & r->ring_mask];
+
+		if (w->local)
+			continue;
+		if (emu_psn_diff(psn, emu_psn_add(w->first_psn, w->npkts)) < 0)
+			break;
+		if (rc_is_rd_atomic(w->opcode))
+			r->rd_atomic++;
+	}
+	r->send = i;
+	r->send_pkt = 0;
+	if (i != r->tail) {
+		struct rc_wqe *w = &r->ring[i & r->ring_mask];
+		int32_t k = emu_psn_diff(psn, w->first_psn);
+
+		/* an atomic is one request; a READ resumes where its
+		 * responses stopped */
+		if (k > 0 && w->opcode != EMU_OP_ATOMIC_CS && w->opcode != EMU_OP_ATOMIC_FA)
+			r->send_pkt = (uint32_t)k;
+	}
+}
+
+/* ---- posting ---- */
+
+static int uc_post(struct emu_rc_conn *c, const struct emu_rc_msg *m)
+{
+	struct rc_requester *r = &c->req;
+	struct rc_wqe w = {
+		.opcode = m->opcode,
+		.solicited = m->solicited,
+		.imm_raw = m->imm_raw,
+		.raddr = m->raddr,
+		.rkey = m->rkey,
+		.len = (uint32_t)m->len,
+		.first_psn = r->post_psn,
+		.npkts = npkts(m->opcode, m->len, rc_mtu(c->qp)),
+	};
+	static uint8_t buf[1u << 16];
+	const struct emu_gather *g = m->payload;
+	uint8_t *data = buf;
+	uint32_t n = 0;
+
+	/* the packets copy the payload; a contiguous view is needed only
+	 * for the packet cuts, made here in one pass */
+	if (g->total > sizeof(buf)) {
+		data = malloc(g->total);
+		if (!data)
+			return EMU_SYN_LOCAL_LENGTH;
+	}
+	for (uint32_t i = 0; i < g->n; i++) {
+		memcpy(data + n, g->c[i].p, g->c[i].len);
+		n += g->c[i].len;
+	}
+	for (uint32_t k = 0; k < w.npkts; k++)
+		send_data_packet(c, EMU_TR_UC, &w, data, k);
+	if (data != buf)
+		free(data);
+	r->post_psn = emu_psn_add(r->post_psn, w.npkts);
+	return 0;
+}
+
+int rc_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m)
+{
+	struct emu_rc_conn *c = req_conn(qp);
+	struct rc_requester *r;
+	struct rc_wqe *w;
+	int err;
+
+	if (!c)
+		return EMU_SYN_LOCAL_QP_OP;
+	c->peer = addr;
+	if (qp->type == EMU_QPT_UC)
+		return uc_post(c, m);
+	r = &c->req;
+	if (r->tail - r->head > r->ring_mask) {
+		r->blocked = true;
+		return EAGAIN;
+	}
+	w = &r->ring[r->tail & r->ring_mask];
+	w->opcode = m->opcode;
+	w->signaled = m->signaled;
+	w->solicited = m->solicited;
+	w->local = false;
+	w->syndrome = 0;
+	w->index = m->wqe_index;
+	w->imm_raw = m->imm_raw;
+	w->raddr = m->raddr;
+	w->rkey = m->rkey;
+	w->len = (uint32_t)m->len;
+	w->swap_add = m->swap_add;
+	w->compare = m->compare;
+	w->nsegs = m->nsegs;
+	w->xrc_srqn = m->xrc_srqn;
+	err = m->payload ? copy_payload(w, m->payload) : reserve(w, m->nsegs * 16u);
+	if (err)
+		return err;
+	if (!m->payload && m->nsegs)
+		memcpy(w->data, m->segs, m->nsegs * 16u);
+	w->first_psn = r->post_psn;
+	w->npkts = npkts(m->opcode, m->len, rc_mtu(qp));
+	w->resp_pkts = 0;
+	r->post_psn = emu_psn_add(r->post_psn, w->npkts);
+	r->tail++;
+	rc_req_transmit(c, 0);
+	return 0;
+}
+
+bool rc_queue_local(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
+		    uint32_t byte_cnt, bool signaled, uint8_t syndrome)
+{
+	struct emu_rc_conn *c = qp->conn;
+	struct rc_requester *r = c ? &c->req : NULL;
+	struct rc_wqe *w;
+
+	if (!r || !r->ring || r->head == r->tail || r->tail - r->head > r->ring_mask)
+		return false;
+	w = &r->ring[r->tail++ & r->ring_mask];
+	w->opcode = opcode;
+	w->signaled = signaled;
+	w->local = true;
+	w->syndrome = syndrome;
+	w->index = wqe_index;
+	w->len = byte_cnt;
+	w->npkts = 0;
+	return true;
+}
