@@ -537,17 +537,22 @@ static int one_process(struct ex_device *dev, const struct ex_options *opts,
 	return 0;
 }
 
-/* The writer streams a run, then tells the target, which checks it. */
+/* The writer streams a run, then tells the target, which checks it and
+ * answers only when every slot held the right bytes: a target that found
+ * a wrong one closes the exchange, and the writer's wait for "verified"
+ * fails, so neither side reports a run that was not checked. */
 static int two_process_run(struct bw_run *r, const char *path, struct ex_exchange *x,
 			   const struct ex_options *opts, bool writer)
 {
 	if (writer) {
-		if (stream_timed(r, opts) || ex_exchange_sync(x, "written"))
+		if (stream_timed(r, opts) || ex_exchange_sync(x, "written") ||
+		    ex_exchange_sync(x, "verified"))
 			return -1;
 		report(r, path);
 		return 0;
 	}
-	if (ex_exchange_sync(x, "written") || verify_target_bytes(r, opts->iters))
+	if (ex_exchange_sync(x, "written") || verify_target_bytes(r, opts->iters) ||
+	    ex_exchange_sync(x, "verified"))
 		return -1;
 	printf("  %-7s target verified: %u slots hold the last of %u writes\n", r->label,
 	       r->target_slots, opts->iters);
