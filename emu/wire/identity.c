@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -52,7 +53,7 @@ static int bind_addr(uint32_t addr)
 		.sin_addr.s_addr = htonl(addr),
 	};
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	int buf = 4 << 20;
+	int buf = 4 << 20, on = 1;
 	int err;
 
 	if (fd < 0)
@@ -60,6 +61,9 @@ static int bind_addr(uint32_t addr)
 	/* bursts of a window of full-MTU packets must not overflow */
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	/* a run of one peer's datagrams may come up as one (wire/link.c
+	 * cuts it apart); a kernel without UDP_GRO sends them one by one */
+	setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on));
 	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
 		return fd;
 	err = errno;
