@@ -538,12 +538,10 @@ int main(int argc, char **argv)
 	struct atomic_test t;
 	int status = 1;
 
-	status = ex_parse_main(&program, argc, argv, &opts);
+	status = ex_main_start(&program, argc, argv, &opts, &dev);
 	if (status != EX_MAIN_RUN)
 		return status;
 	status = 1;	/* until every check passed */
-	if (ex_device_open(&dev, &opts, program.name))
-		return 1;
 	memset(&t, 0, sizeof(t));
 	t.dev = &dev;
 	t.masked = opts.masked;

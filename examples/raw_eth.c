@@ -537,12 +537,10 @@ int main(int argc, char **argv)
 	struct eth_side a, b;
 	int status = 1;
 
-	status = ex_parse_main(&program, argc, argv, &opts);
+	status = ex_main_start(&program, argc, argv, &opts, &dev);
 	if (status != EX_MAIN_RUN)
 		return status;
 	status = 1;	/* until every check passed */
-	if (ex_device_open(&dev, &opts, program.name))
-		return 1;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	if (!ex_device_is_ethernet(&dev)) {

@@ -493,12 +493,10 @@ int main(int argc, char **argv)
 	struct ex_latency lat = { 0 };
 	int status = 1;
 
-	status = ex_parse_main(&program, argc, argv, &opts);
+	status = ex_main_start(&program, argc, argv, &opts, &dev);
 	if (status != EX_MAIN_RUN)
 		return status;
 	status = 1;	/* until every check passed */
-	if (ex_device_open(&dev, &opts, program.name))
-		return 1;
 	if (!ex_latency_init(&lat, opts.iters) &&
 	    !(opts.two_process ? two_processes : one_process)(&dev, &opts, &lat))
 		status = 0;

@@ -599,14 +599,12 @@ int main(int argc, char **argv)
 	struct bw_run direct, verbs;
 	int status = 1;
 
-	status = ex_parse_main(&program, argc, argv, &opts);
+	status = ex_main_start(&program, argc, argv, &opts, &dev);
 	if (status != EX_MAIN_RUN)
 		return status;
 	status = 1;	/* until every check passed */
 	if (!opts.signal_every)
 		opts.signal_every = opts.batch;
-	if (ex_device_open(&dev, &opts, program.name))
-		return 1;
 	memset(&direct, 0, sizeof(direct));
 	memset(&verbs, 0, sizeof(verbs));
 

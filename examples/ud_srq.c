@@ -470,12 +470,10 @@ int main(int argc, char **argv)
 	size_t mtu;
 	int status = 1;
 
-	status = ex_parse_main(&program, argc, argv, &opts);
+	status = ex_main_start(&program, argc, argv, &opts, &dev);
 	if (status != EX_MAIN_RUN)
 		return status;
 	status = 1;	/* until every check passed */
-	if (ex_device_open(&dev, &opts, program.name))
-		return 1;
 	memset(&t, 0, sizeof(t));
 	mtu = (size_t)128 << dev.port_attr.active_mtu;
 	if (opts.size > mtu) {

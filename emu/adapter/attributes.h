@@ -39,12 +39,17 @@ struct emu_hca_attr {
 	uint16_t max_pkeys;
 	uint8_t local_ca_ack_delay;
 	/* Ethernet only (mlx4_ib reports them when a port is Ethernet) */
-	uint32_t max_tso, max_rss_tbl_sz;
+	uint32_t max_tso;	/* bytes of LSO payload; larger is refused */
+	uint32_t max_rss_tbl_sz;	/* 1 << EMU_LOG_MAX_RSS_TBL */
 	uint32_t max_msg_sz;
 	struct emu_port_attr ib, eth;
 };
 
 extern const struct emu_hca_attr emu_hca;
+
+/* log2 of the largest RSS indirection table and WQN range: QUERY_DEV_CAP
+ * gives the size as a log2 (fw.c, byte 0x2e), so it is a power of two */
+#define EMU_LOG_MAX_RSS_TBL 12
 
 /* Object tables, indexed by number; number 0 of each kind is never handed
  * out, so that a zeroed field never names an object.  Sizes: 1 + the

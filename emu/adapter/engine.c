@@ -56,9 +56,12 @@
 
 #define MAX_SOURCES 8
 
+/* Zero bytes only (glibc's mutex initializer is zero), so that the
+ * tables, tens of MB, sit in .bss and not in the file: one non-zero
+ * member initializer would put the whole object in .data.
+ * emu_engine_init sets the members that do not start at zero. */
 struct emu_dev emu_dev = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.wake_fd = -1,
 };
 
 /* written under emu_dev.lock, read by the engine thread */
@@ -423,6 +426,11 @@ static void engine_stop(void)
 	emu_engine_kick();
 	pthread_join(emu_dev.thread, NULL);
 	atomic_store(&emu_dev.started, false);
+}
+
+void emu_engine_init(void)
+{
+	emu_dev.wake_fd = -1;
 }
 
 int emu_engine_start(void)

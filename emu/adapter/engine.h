@@ -43,6 +43,9 @@ void emu_qp_schedule(struct emu_qp *qp);
  */
 void emu_engine_drain(void);
 
+/* Sets the device members that do not start at zero (no eventfd yet);
+ * called once at load, before the device is visible to any program. */
+void emu_engine_init(void);
 /* Starts the engine thread once per process; 0 or an errno. */
 int emu_engine_start(void);
 /* Wakes the engine from an idle wait; async-signal-safe. */

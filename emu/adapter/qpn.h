@@ -17,8 +17,9 @@
 
 #include "adapter/adapter.h"
 
-/* largest log_range_size: ilog2 of the RSS table size the device reports */
-#define EMU_LOG_MAX_WQN_RANGE 12
+/* largest log_range_size: ilog2 of the RSS table size the device reports
+ * (mlx4_ib create_qp_common refuses a larger one with EOPNOTSUPP) */
+#define EMU_LOG_MAX_WQN_RANGE EMU_LOG_MAX_RSS_TBL
 
 /* A zeroed QP with its number (qp->qpn), or NULL (ENOMEM). */
 struct emu_qp *emu_qpn_alloc_qp(void);

@@ -549,6 +549,12 @@ static void exec_lso(struct send_op *op, struct emu_gather *g)
 	op->off += seg;
 	if (emu_send_gather(op, g))
 		return;
+	/* more payload than the device's max_tso: refused whole (no frame
+	 * leaves), never cut short */
+	if (g->total > emu_hca.max_tso) {
+		op->syndrome = EMU_SYN_LOCAL_LENGTH;
+		return;
+	}
 	op->byte_cnt = g->total + hdr_len;
 	emu_eth_send(op->qp, g, op->srcrb, op->w + op->off - seg + 4, hdr_len, mss,
 		     vlan_insert(op));

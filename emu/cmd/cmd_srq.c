@@ -307,7 +307,7 @@ int emu_cmd_create_ind_tbl(struct emu_cmd *c)
 	uint32_t n, slot = EMU_MAX_IND_TBL;
 	int err;
 
-	if (q->comp_mask || q->log_ind_tbl_size > 12)
+	if (q->comp_mask || q->log_ind_tbl_size > EMU_LOG_MAX_RSS_TBL)
 		return EINVAL;
 	n = 1u << q->log_ind_tbl_size;
 	if (c->in_raw_len < sizeof(*q) + n * sizeof(uint32_t))

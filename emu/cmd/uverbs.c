@@ -20,6 +20,7 @@
 #define EMU_MAX_FRAME 65536
 
 struct cmd_desc {
+	const char *name;	/* for the trace: the command's uverbs name */
 	emu_cmd_fn fn;
 	size_t in_min;		/* core request bytes required */
 	size_t in_size;		/* core request bytes understood */
@@ -29,9 +30,11 @@ struct cmd_desc {
 };
 
 #define LEGACY(cmd, f, req, rsp) \
-	[IB_USER_VERBS_CMD_##cmd] = { f, sizeof(struct req), sizeof(struct req), rsp, 1, 0 }
+	[IB_USER_VERBS_CMD_##cmd] = { #cmd, f, sizeof(struct req), sizeof(struct req), \
+				      rsp, 1, 0 }
 #define LEGACY_NORESP(cmd, f, req) \
-	[IB_USER_VERBS_CMD_##cmd] = { f, sizeof(struct req), sizeof(struct req), 0, 0, 0 }
+	[IB_USER_VERBS_CMD_##cmd] = { #cmd, f, sizeof(struct req), sizeof(struct req), \
+				      0, 0, 0 }
 
 static const struct cmd_desc legacy_cmds[] = {
 	LEGACY(GET_CONTEXT, emu_cmd_get_context, ib_uverbs_get_context,
@@ -86,9 +89,10 @@ static const struct cmd_desc legacy_cmds[] = {
 };
 
 #define EX(cmd, f, req, min, rsp) \
-	[IB_USER_VERBS_EX_CMD_##cmd] = { f, min, sizeof(struct req), rsp, 0, 0 }
+	[IB_USER_VERBS_EX_CMD_##cmd] = { "EX_" #cmd, f, min, sizeof(struct req), rsp, 0, 0 }
 #define EX_VAR(cmd, f, req, rsp) \
-	[IB_USER_VERBS_EX_CMD_##cmd] = { f, sizeof(struct req), sizeof(struct req), rsp, 0, 1 }
+	[IB_USER_VERBS_EX_CMD_##cmd] = { "EX_" #cmd, f, sizeof(struct req), \
+					 sizeof(struct req), rsp, 0, 1 }
 
 static const struct cmd_desc ex_cmds[] = {
 	EX(QUERY_DEVICE, emu_cmd_query_device_ex, ib_uverbs_ex_query_device,
@@ -124,6 +128,24 @@ static const struct cmd_desc ex_cmds[] = {
 	   sizeof(struct ib_uverbs_ex_modify_cq), 0),
 };
 
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The descriptor of command (legacy, or extended with its flag bit), or
+ * NULL when the device does not implement it. */
+static const struct cmd_desc *cmd_find(uint32_t command)
+{
+	const struct cmd_desc *table = legacy_cmds;
+	size_t n = NELEM(legacy_cmds);
+	uint32_t i = command;
+
+	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
+		table = ex_cmds;
+		n = NELEM(ex_cmds);
+		i = command & IB_USER_VERBS_CMD_COMMAND_MASK;
+	}
+	return i < n && table[i].fn ? &table[i] : NULL;
+}
+
 int emu_put_resp(struct emu_cmd *c, const void *resp, size_t len)
 {
 	if (!c->ex && c->resp_len < len)
@@ -152,10 +174,9 @@ static int decode_legacy(struct emu_cmd *c, const uint8_t *frame, size_t len,
 {
 	size_t out = (size_t)hdr->out_words * 4;
 
-	if (hdr->command >= sizeof(legacy_cmds) / sizeof(legacy_cmds[0]) ||
-	    !legacy_cmds[hdr->command].fn)
+	*d = cmd_find(hdr->command);
+	if (!*d)
 		return EOPNOTSUPP;
-	*d = &legacy_cmds[hdr->command];
 	if ((size_t)hdr->in_words * 4 != len)
 		return EINVAL;
 	if (len < sizeof(*hdr) + (*d)->in_size)
@@ -182,15 +203,14 @@ static int decode_ex(struct emu_cmd *c, const uint8_t *frame, size_t len,
 		     void *core_copy)
 {
 	struct ib_uverbs_ex_cmd_hdr ex;
-	uint32_t cmd = hdr->command & IB_USER_VERBS_CMD_COMMAND_MASK;
 	size_t in, drv_in;
 
 	if (hdr->command & ~(IB_USER_VERBS_CMD_FLAG_EXTENDED |
 			     IB_USER_VERBS_CMD_COMMAND_MASK))
 		return EINVAL;
-	if (cmd >= sizeof(ex_cmds) / sizeof(ex_cmds[0]) || !ex_cmds[cmd].fn)
+	*d = cmd_find(hdr->command);
+	if (!*d)
 		return EOPNOTSUPP;
-	*d = &ex_cmds[cmd];
 	if (len < sizeof(*hdr) + sizeof(ex))
 		return EINVAL;
 	memcpy(&ex, frame + sizeof(*hdr), sizeof(ex));
@@ -225,60 +245,9 @@ static int decode_ex(struct emu_cmd *c, const uint8_t *frame, size_t len,
 
 static const char *cmd_name(uint32_t command)
 {
-	static const char *const legacy[] = {
-		[IB_USER_VERBS_CMD_GET_CONTEXT] = "GET_CONTEXT",
-		[IB_USER_VERBS_CMD_QUERY_DEVICE] = "QUERY_DEVICE",
-		[IB_USER_VERBS_CMD_QUERY_PORT] = "QUERY_PORT",
-		[IB_USER_VERBS_CMD_ALLOC_PD] = "ALLOC_PD",
-		[IB_USER_VERBS_CMD_DEALLOC_PD] = "DEALLOC_PD",
-		[IB_USER_VERBS_CMD_REG_MR] = "REG_MR",
-		[IB_USER_VERBS_CMD_REREG_MR] = "REREG_MR",
-		[IB_USER_VERBS_CMD_DEREG_MR] = "DEREG_MR",
-		[IB_USER_VERBS_CMD_ALLOC_MW] = "ALLOC_MW",
-		[IB_USER_VERBS_CMD_DEALLOC_MW] = "DEALLOC_MW",
-		[IB_USER_VERBS_CMD_CREATE_COMP_CHANNEL] = "CREATE_COMP_CHANNEL",
-		[IB_USER_VERBS_CMD_CREATE_CQ] = "CREATE_CQ",
-		[IB_USER_VERBS_CMD_RESIZE_CQ] = "RESIZE_CQ",
-		[IB_USER_VERBS_CMD_DESTROY_CQ] = "DESTROY_CQ",
-		[IB_USER_VERBS_CMD_CREATE_QP] = "CREATE_QP",
-		[IB_USER_VERBS_CMD_QUERY_QP] = "QUERY_QP",
-		[IB_USER_VERBS_CMD_MODIFY_QP] = "MODIFY_QP",
-		[IB_USER_VERBS_CMD_DESTROY_QP] = "DESTROY_QP",
-		[IB_USER_VERBS_CMD_ATTACH_MCAST] = "ATTACH_MCAST",
-		[IB_USER_VERBS_CMD_DETACH_MCAST] = "DETACH_MCAST",
-		[IB_USER_VERBS_CMD_CREATE_SRQ] = "CREATE_SRQ",
-		[IB_USER_VERBS_CMD_MODIFY_SRQ] = "MODIFY_SRQ",
-		[IB_USER_VERBS_CMD_QUERY_SRQ] = "QUERY_SRQ",
-		[IB_USER_VERBS_CMD_DESTROY_SRQ] = "DESTROY_SRQ",
-		[IB_USER_VERBS_CMD_OPEN_XRCD] = "OPEN_XRCD",
-		[IB_USER_VERBS_CMD_CLOSE_XRCD] = "CLOSE_XRCD",
-		[IB_USER_VERBS_CMD_CREATE_XSRQ] = "CREATE_XSRQ",
-		[IB_USER_VERBS_CMD_OPEN_QP] = "OPEN_QP",
-	};
-	static const char *const ex[] = {
-		[IB_USER_VERBS_EX_CMD_QUERY_DEVICE] = "EX_QUERY_DEVICE",
-		[IB_USER_VERBS_EX_CMD_CREATE_CQ] = "EX_CREATE_CQ",
-		[IB_USER_VERBS_EX_CMD_CREATE_QP] = "EX_CREATE_QP",
-		[IB_USER_VERBS_EX_CMD_MODIFY_QP] = "EX_MODIFY_QP",
-		[IB_USER_VERBS_EX_CMD_CREATE_FLOW] = "EX_CREATE_FLOW",
-		[IB_USER_VERBS_EX_CMD_DESTROY_FLOW] = "EX_DESTROY_FLOW",
-		[IB_USER_VERBS_EX_CMD_CREATE_WQ] = "EX_CREATE_WQ",
-		[IB_USER_VERBS_EX_CMD_MODIFY_WQ] = "EX_MODIFY_WQ",
-		[IB_USER_VERBS_EX_CMD_DESTROY_WQ] = "EX_DESTROY_WQ",
-		[IB_USER_VERBS_EX_CMD_CREATE_RWQ_IND_TBL] = "EX_CREATE_RWQ_IND_TBL",
-		[IB_USER_VERBS_EX_CMD_DESTROY_RWQ_IND_TBL] = "EX_DESTROY_RWQ_IND_TBL",
-		[IB_USER_VERBS_EX_CMD_MODIFY_CQ] = "EX_MODIFY_CQ",
-	};
-	uint32_t n = command & IB_USER_VERBS_CMD_COMMAND_MASK;
-	const char *name = NULL;
+	const struct cmd_desc *d = cmd_find(command);
 
-	if (command & IB_USER_VERBS_CMD_FLAG_EXTENDED) {
-		if (n < sizeof(ex) / sizeof(ex[0]))
-			name = ex[n];
-	} else if (command < sizeof(legacy) / sizeof(legacy[0])) {
-		name = legacy[command];
-	}
-	return name ? name : "unknown";
+	return d ? d->name : "unknown";
 }
 
 /*

@@ -34,6 +34,7 @@
 
 #include "adapter/adapter.h"
 #include "adapter/clock.h"
+#include "adapter/engine.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "cmd/cmd.h"
@@ -476,6 +477,7 @@ __attribute__((constructor)) static void emu_init(void)
 
 static void emu_start(void)
 {
+	emu_engine_init();
 	if (emu_config_load()) {
 		fprintf(stderr, "mlx4emu: bad configuration, device disabled\n");
 		return;

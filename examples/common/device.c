@@ -162,6 +162,16 @@ fail:
 	return -1;
 }
 
+int ex_main_start(const struct ex_program *prog, int argc, char **argv,
+		  struct ex_options *opts, struct ex_device *dev)
+{
+	int status = ex_parse_main(prog, argc, argv, opts);
+
+	if (status != EX_MAIN_RUN)
+		return status;
+	return ex_device_open(dev, opts, prog->name) ? 1 : EX_MAIN_RUN;
+}
+
 void ex_device_close(struct ex_device *dev)
 {
 	if (dev->pd)

@@ -43,6 +43,13 @@ bool ex_device_is_mlx4(struct ibv_device *device);
 int ex_device_open(struct ex_device *dev, const struct ex_options *opts,
 		   const char *prog);
 
+/* The start of main(): ex_parse_main(), then ex_device_open() of dev for
+ * prog. EX_MAIN_RUN when the program is to run with dev open; otherwise
+ * the status main() returns (0 after --help, 2 after a usage message, 1
+ * when the device does not open). */
+int ex_main_start(const struct ex_program *prog, int argc, char **argv,
+		  struct ex_options *opts, struct ex_device *dev);
+
 void ex_device_close(struct ex_device *dev);
 
 /* The end of main(): closes dev, reports "<prog>: FAILED" on stderr when

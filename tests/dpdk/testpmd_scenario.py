@@ -279,11 +279,10 @@ def send_txonly(t, count):
     t.cmd("stop")
 
 
-def txonly_rxonly(t):
-    send_txonly(t, 2000)
-    st = t.stats(0)
-    expect(st["TX-packets"] >= 2000 and st["TX-errors"] == 0, "txonly: sent, no errors")
-    # what port 0 sent sits in port 1's receive ring until rxonly takes it
+def rxonly_dumps(t, port, what):
+    """From cleared counters, rxonly with verbose dumps until 64 packets are
+    dumped; returns the transcript since then, after checking that `port`
+    counted no error or drop."""
     t.cmd("clear port stats all")
     t.cmd("set fwd rxonly")
     t.cmd("set verbose 1")
@@ -293,7 +292,16 @@ def txonly_rxonly(t):
     t.stop_forwarding()
     out = t.transcript
     t.cmd("set verbose 0")
-    clean_nic(t.stats(1), 1, "rxonly")
+    clean_nic(t.stats(port), port, what)
+    return out
+
+
+def txonly_rxonly(t):
+    send_txonly(t, 2000)
+    st = t.stats(0)
+    expect(st["TX-packets"] >= 2000 and st["TX-errors"] == 0, "txonly: sent, no errors")
+    # what port 0 sent sits in port 1's receive ring until rxonly takes it
+    out = rxonly_dumps(t, 1, "rxonly")
     expect("hw ptype: L2_ETHER L3_IPV4_EXT_UNKNOWN L4_UDP" in out,
            "rxonly: hardware packet type IPv4/UDP")
     expect("RTE_MBUF_F_RX_IP_CKSUM_GOOD" in out and "RTE_MBUF_F_RX_L4_CKSUM_GOOD" in out,
@@ -345,16 +353,7 @@ def multiseg_scatter(t):
     t.cmd("set txpkts 1000,1000,1000")
     send_txonly(t, 1000)
     clean_nic(t.stats(0), 0, "multi-segment send")
-    t.cmd("clear port stats all")
-    t.cmd("set fwd rxonly")
-    t.cmd("set verbose 1")
-    t.mark()
-    t.cmd("start")
-    t.wait_dumps(64)
-    t.stop_forwarding()
-    out = t.transcript
-    t.cmd("set verbose 0")
-    clean_nic(t.stats(1), 1, "scattered receive")
+    out = rxonly_dumps(t, 1, "scattered receive")
     expect(re.search(r"length=3000 - nb_segs=2\b", out) is not None,
            "scatter: 3000-byte frames arrive in two mbufs")
     expect(re.search(r"length=(?!3000)\d+ - nb_segs", out) is None,

@@ -341,132 +341,145 @@ static void expect_strict(struct dvpair *p, uint8_t vendor)
 	assert_int_equal(wc.vendor_err, vendor);
 }
 
-static void test_strict_ds_zero(void **state)
+/*
+ * A WQE the device must refuse: write() fills its segments at w (slot 0,
+ * or nothing), then the control segment gets opcode and ds.  The send
+ * completes with status (LOC_QP_OP_ERR carries vendor, the strict
+ * syndrome) and the receive posted on b stays unused.
+ */
+struct bad_wqe {
+	uint32_t max_inline;
+	void (*write)(struct dvpair *p, uint8_t *w);
+	uint8_t opcode, ds;
+	enum ibv_wc_status status;
+	uint8_t vendor;
+};
+
+static void expect_refused(const struct bad_wqe *c)
 {
 	struct dvpair p;
+	struct ibv_wc wc;
 
-	(void)state;
-	dvpair_open(&p, 16, 0);
-	hand_post(&p, 0, 0x0a, 0, 3 << 2);
-	expect_strict(&p, 0x05);
-	dvpair_close(&p);
-}
-
-static void test_strict_unknown_opcode(void **state)
-{
-	struct dvpair p;
-
-	(void)state;
-	dvpair_open(&p, 16, 0);
-	hand_post(&p, 0, 0x1d, 1, 3 << 2);
-	expect_strict(&p, 0x01);
-	dvpair_close(&p);
-}
-
-static void test_strict_inline_crossing(void **state)
-{
-	struct dvpair p;
-	uint8_t *w;
-
-	(void)state;
-	dvpair_open(&p, 16, 128);
+	dvpair_open(&p, 16, c->max_inline);
 	emu_post_recv(p.b.qp, 1, p.b.buf, 4096, p.b.mr->lkey);
-	w = slot(&p, 0);
-	/* one inline segment of 60 bytes at offset 16: ends at byte 80 */
-	put_be32(w + 16, 0x80000000u | 60);
-	hand_post(&p, 0, 0x0a, 5, 3 << 2);
-	expect_strict(&p, 0x03);
+	if (c->write)
+		c->write(&p, slot(&p, 0));
+	hand_post(&p, 0, c->opcode, c->ds, 3 << 2);
+	wc = emu_poll_one(p.a.scq, c->status);
+	if (c->status == IBV_WC_LOC_QP_OP_ERR)
+		assert_int_equal(wc.vendor_err, c->vendor);
 	emu_assert_cq_empty(&p.e, p.b.rcq);
 	dvpair_close(&p);
 }
 
+static void test_strict_ds_zero(void **state)
+{
+	(void)state;
+	expect_refused(&(struct bad_wqe){ .opcode = 0x0a, .ds = 0,
+					  .status = IBV_WC_LOC_QP_OP_ERR, .vendor = 0x05 });
+}
+
+static void test_strict_unknown_opcode(void **state)
+{
+	(void)state;
+	expect_refused(&(struct bad_wqe){ .opcode = 0x1d, .ds = 1,
+					  .status = IBV_WC_LOC_QP_OP_ERR, .vendor = 0x01 });
+}
+
+/* one inline segment of 60 bytes at offset 16: ends at byte 80 */
+static void write_inline_crossing(struct dvpair *p, uint8_t *w)
+{
+	(void)p;
+	put_be32(w + 16, 0x80000000u | 60);
+}
+
+static void test_strict_inline_crossing(void **state)
+{
+	(void)state;
+	expect_refused(&(struct bad_wqe){ .max_inline = 128, .write = write_inline_crossing,
+					  .opcode = 0x0a, .ds = 5,
+					  .status = IBV_WC_LOC_QP_OP_ERR, .vendor = 0x03 });
+}
+
+/* an RDMA write of ds 1 has no room for its raddr segment */
 static void test_strict_bad_ds(void **state)
 {
-	struct dvpair p;
-
 	(void)state;
-	dvpair_open(&p, 16, 0);
-	/* an RDMA write of ds 1 has no room for its raddr segment */
-	hand_post(&p, 0, 0x08, 1, 3 << 2);
-	expect_strict(&p, 0x02);
-	dvpair_close(&p);
+	expect_refused(&(struct bad_wqe){ .opcode = 0x08, .ds = 1,
+					  .status = IBV_WC_LOC_QP_OP_ERR, .vendor = 0x02 });
+}
+
+static void write_byte_count_zero(struct dvpair *p, uint8_t *w)
+{
+	data_seg(w + 16, 0, p->a.mr->lkey, (uintptr_t)p->a.buf);
 }
 
 /* A data segment's byte_count 0 means 2 GiB (PRM): more than the 64 KiB
  * MR holds, so the gather is a local protection error, not an empty SGE. */
 static void test_strict_data_byte_count_zero(void **state)
 {
-	struct dvpair p;
-
 	(void)state;
-	dvpair_open(&p, 16, 0);
-	emu_post_recv(p.b.qp, 1, p.b.buf, 4096, p.b.mr->lkey);
-	data_seg(slot(&p, 0) + 16, 0, p.a.mr->lkey, (uintptr_t)p.a.buf);
-	hand_post(&p, 0, 0x0a, 2, 3 << 2);
-	emu_poll_one(p.a.scq, IBV_WC_LOC_PROT_ERR);
-	emu_assert_cq_empty(&p.e, p.b.rcq);
-	dvpair_close(&p);
+	expect_refused(&(struct bad_wqe){ .write = write_byte_count_zero,
+					  .opcode = 0x0a, .ds = 2,
+					  .status = IBV_WC_LOC_PROT_ERR });
+}
+
+static void write_inline_without_bit(struct dvpair *p, uint8_t *w)
+{
+	(void)p;
+	memset(w + 20, 0xab, 60);
+	put_be32(w + 16, 60);
 }
 
 /* Inline data whose header lacks the inline bit (bit 31) is read as data
  * segments: byte count 60, and an lkey made of payload bytes. */
 static void test_strict_inline_header_without_bit(void **state)
 {
-	struct dvpair p;
-	uint8_t *w;
-
 	(void)state;
-	dvpair_open(&p, 16, 128);
-	emu_post_recv(p.b.qp, 1, p.b.buf, 4096, p.b.mr->lkey);
-	w = slot(&p, 0);
-	memset(w + 20, 0xab, 60);
-	put_be32(w + 16, 60);
-	hand_post(&p, 0, 0x0a, 5, 3 << 2);
-	emu_poll_one(p.a.scq, IBV_WC_LOC_PROT_ERR);
-	emu_assert_cq_empty(&p.e, p.b.rcq);
-	dvpair_close(&p);
+	expect_refused(&(struct bad_wqe){ .max_inline = 128, .write = write_inline_without_bit,
+					  .opcode = 0x0a, .ds = 5,
+					  .status = IBV_WC_LOC_PROT_ERR });
+}
+
+/* 44 bytes from offset 16 end the first chunk exactly at 64; the second
+ * chunk's header has no inline bit */
+static void write_inline_second_header(struct dvpair *p, uint8_t *w)
+{
+	(void)p;
+	put_be32(w + 16, 0x80000000u | 44);
+	memset(w + 20, 0x11, 44);
+	put_be32(w + 64, 20);
+	memset(w + 68, 0x22, 20);
 }
 
 /* A second inline chunk (at the 64-byte boundary) whose header lacks the
  * inline bit while ds says the WQE goes on: inconsistent inline headers. */
 static void test_strict_inline_second_header(void **state)
 {
-	struct dvpair p;
-	uint8_t *w;
-
 	(void)state;
-	dvpair_open(&p, 16, 256);
-	emu_post_recv(p.b.qp, 1, p.b.buf, 4096, p.b.mr->lkey);
-	w = slot(&p, 0);
-	/* 44 bytes from offset 16 end the first chunk exactly at 64 */
-	put_be32(w + 16, 0x80000000u | 44);
-	memset(w + 20, 0x11, 44);
-	put_be32(w + 64, 20);
-	memset(w + 68, 0x22, 20);
-	hand_post(&p, 0, 0x0a, 6, 3 << 2);
-	expect_strict(&p, 0x02);
-	emu_assert_cq_empty(&p.e, p.b.rcq);
-	dvpair_close(&p);
+	expect_refused(&(struct bad_wqe){ .max_inline = 256, .write = write_inline_second_header,
+					  .opcode = 0x0a, .ds = 6,
+					  .status = IBV_WC_LOC_QP_OP_ERR, .vendor = 0x02 });
+}
+
+/* fetch-and-add: ctrl + raddr + atomic + two data segments */
+static void write_atomic_two_data(struct dvpair *p, uint8_t *w)
+{
+	put_be64(w + 16, (uintptr_t)p->b.buf);
+	put_be32(w + 24, p->b.mr->rkey);
+	put_be64(w + 32, 1);
+	put_be64(w + 40, 0);
+	data_seg(w + 48, 8, p->a.mr->lkey, (uintptr_t)p->a.buf);
+	data_seg(w + 64, 8, p->a.mr->lkey, (uintptr_t)p->a.buf + 8);
 }
 
 /* An atomic must be exactly ctrl + raddr + atomic + one data segment. */
 static void test_strict_atomic_ds(void **state)
 {
-	struct dvpair p;
-	uint8_t *w;
-
 	(void)state;
-	dvpair_open(&p, 16, 0);
-	w = slot(&p, 0);
-	put_be64(w + 16, (uintptr_t)p.b.buf);
-	put_be32(w + 24, p.b.mr->rkey);
-	put_be64(w + 32, 1);
-	put_be64(w + 40, 0);
-	data_seg(w + 48, 8, p.a.mr->lkey, (uintptr_t)p.a.buf);
-	data_seg(w + 64, 8, p.a.mr->lkey, (uintptr_t)p.a.buf + 8);
-	hand_post(&p, 0, 0x12, 5, 3 << 2);	/* fetch-and-add, one segment too many */
-	expect_strict(&p, 0x02);
-	dvpair_close(&p);
+	expect_refused(&(struct bad_wqe){ .write = write_atomic_two_data,
+					  .opcode = 0x12, .ds = 5,
+					  .status = IBV_WC_LOC_QP_OP_ERR, .vendor = 0x02 });
 }
 
 static void test_strict_beyond_headroom(void **state)

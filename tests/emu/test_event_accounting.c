@@ -81,6 +81,31 @@ static struct ibv_qp *rc_qp(struct fix *f, struct ibv_cq *rcq, struct ibv_srq *s
 }
 
 /* a SEND from tx to rx, which has a receive posted; the send CQE polled */
+/* a pair a -> b, connected, both on srq when not NULL; b's receives
+ * complete on rcq */
+static void pair(struct fix *f, struct ibv_cq *rcq, struct ibv_srq *srq,
+		 struct ibv_qp **a, struct ibv_qp **b)
+{
+	*a = rc_qp(f, f->scq, srq);
+	*b = rc_qp(f, rcq, srq);
+	emu_qp_to_rts(&f->e, *a, (*b)->qp_num, ACC);
+	emu_qp_to_rts(&f->e, *b, (*a)->qp_num, ACC);
+}
+
+/* Destroys a, then b, then cq (each may be NULL): none may wait for an
+ * unread event (the alarm fails the test if one does). */
+static void destroy_unwaited(struct ibv_qp *a, struct ibv_qp *b, struct ibv_cq *cq)
+{
+	alarm(DESTROY_ALARM_S);
+	if (a)
+		assert_int_equal(ibv_destroy_qp(a), 0);
+	if (b)
+		assert_int_equal(ibv_destroy_qp(b), 0);
+	if (cq)
+		assert_int_equal(ibv_destroy_cq(cq), 0);
+	alarm(0);
+}
+
 static void send_to(struct fix *f, struct ibv_qp *tx, struct ibv_qp *rx)
 {
 	struct ibv_sge s = { (uintptr_t)f->buf, 8, f->mr->lkey };
@@ -113,10 +138,7 @@ static void test_unread_completion_event_dropped(void **state)
 	struct ibv_qp *a, *b;
 
 	assert_non_null(rcq);
-	a = rc_qp(f, f->scq, NULL);
-	b = rc_qp(f, rcq, NULL);
-	emu_qp_to_rts(&f->e, a, b->qp_num, ACC);
-	emu_qp_to_rts(&f->e, b, a->qp_num, ACC);
+	pair(f, rcq, NULL, &a, &b);
 	assert_int_equal(ibv_req_notify_cq(rcq, 0), 0);
 	send_to(f, a, b);
 	take_cq_event(f, rcq);
@@ -124,21 +146,8 @@ static void test_unread_completion_event_dropped(void **state)
 	assert_int_equal(ibv_req_notify_cq(rcq, 0), 0);
 	send_to(f, a, b);
 	assert_int_equal(ready(f->ch->fd, 5000), 1);
-	alarm(DESTROY_ALARM_S);
-	assert_int_equal(ibv_destroy_qp(a), 0);
-	assert_int_equal(ibv_destroy_qp(b), 0);
-	assert_int_equal(ibv_destroy_cq(rcq), 0);
-	alarm(0);
+	destroy_unwaited(a, b, rcq);
 	assert_int_equal(ready(f->ch->fd, 0), 0);
-}
-
-/* a pair a -> b whose receives complete on rcq, connected */
-static void pair(struct fix *f, struct ibv_cq *rcq, struct ibv_qp **a, struct ibv_qp **b)
-{
-	*a = rc_qp(f, f->scq, NULL);
-	*b = rc_qp(f, rcq, NULL);
-	emu_qp_to_rts(&f->e, *a, (*b)->qp_num, ACC);
-	emu_qp_to_rts(&f->e, *b, (*a)->qp_num, ACC);
 }
 
 /* Two CQs on one channel, each with an unread event: destroying the
@@ -152,19 +161,15 @@ static void test_other_cq_event_kept(void **state)
 
 	assert_non_null(c1);
 	assert_non_null(c2);
-	pair(f, c1, &a1, &b1);
-	pair(f, c2, &a2, &b2);
+	pair(f, c1, NULL, &a1, &b1);
+	pair(f, c2, NULL, &a2, &b2);
 	assert_int_equal(ibv_req_notify_cq(c1, 0), 0);
 	assert_int_equal(ibv_req_notify_cq(c2, 0), 0);
 	send_to(f, a1, b1);
 	emu_idle(&f->e);
 	send_to(f, a2, b2);
 	emu_idle(&f->e);
-	alarm(DESTROY_ALARM_S);
-	assert_int_equal(ibv_destroy_qp(a1), 0);
-	assert_int_equal(ibv_destroy_qp(b1), 0);
-	assert_int_equal(ibv_destroy_cq(c1), 0);
-	alarm(0);
+	destroy_unwaited(a1, b1, c1);
 	take_cq_event(f, c2);
 	assert_int_equal(ready(f->ch->fd, 0), 0);
 	emu_poll_one(c2, IBV_WC_SUCCESS);
@@ -204,10 +209,7 @@ static void test_unread_cq_err_dropped(void **state)
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(emu_post_send(qp, &w), 0);
 	assert_int_equal(ready(f->e.ctx->async_fd, 5000), 1);
-	alarm(DESTROY_ALARM_S);
-	assert_int_equal(ibv_destroy_qp(qp), 0);
-	assert_int_equal(ibv_destroy_cq(small), 0);
-	alarm(0);
+	destroy_unwaited(qp, NULL, small);
 	assert_int_equal(ready(f->e.ctx->async_fd, 0), 0);
 	assert_int_equal(ibv_destroy_qp(peer), 0);
 }
@@ -224,10 +226,7 @@ static void test_unread_qp_event_dropped(void **state)
 	struct ibv_qp *read_one, *unread;
 
 	assert_non_null(srq);
-	read_one = rc_qp(f, f->scq, srq);
-	unread = rc_qp(f, f->scq, srq);
-	emu_qp_to_rts(&f->e, read_one, unread->qp_num, ACC);
-	emu_qp_to_rts(&f->e, unread, read_one->qp_num, ACC);
+	pair(f, f->scq, srq, &read_one, &unread);
 	assert_int_equal(ibv_modify_qp(read_one, &err, IBV_QP_STATE), 0);
 	assert_int_equal(ready(f->e.ctx->async_fd, 5000), 1);
 	assert_int_equal(ibv_get_async_event(f->e.ctx, &ev), 0);
@@ -236,10 +235,7 @@ static void test_unread_qp_event_dropped(void **state)
 	ibv_ack_async_event(&ev);
 	assert_int_equal(ibv_modify_qp(unread, &err, IBV_QP_STATE), 0);
 	assert_int_equal(ready(f->e.ctx->async_fd, 5000), 1);
-	alarm(DESTROY_ALARM_S);
-	assert_int_equal(ibv_destroy_qp(read_one), 0);
-	assert_int_equal(ibv_destroy_qp(unread), 0);
-	alarm(0);
+	destroy_unwaited(read_one, unread, NULL);
 	assert_int_equal(ready(f->e.ctx->async_fd, 0), 0);
 	assert_int_equal(ibv_destroy_srq(srq), 0);
 }
@@ -257,7 +253,7 @@ static void test_read_semantics(void **state)
 	char small[4];
 
 	assert_non_null(rcq);
-	pair(f, rcq, &a, &b);
+	pair(f, rcq, NULL, &a, &b);
 	assert_int_equal(fcntl(f->ch->fd, F_SETFL, fl | O_NONBLOCK), 0);
 	errno = 0;
 	assert_int_equal(read(f->ch->fd, d, sizeof(d)), -1);
@@ -306,7 +302,7 @@ static void test_blocking_reader_woken(void **state)
 	pthread_t t;
 
 	assert_non_null(rcq);
-	pair(f, rcq, &a, &b);
+	pair(f, rcq, NULL, &a, &b);
 	assert_int_equal(ibv_req_notify_cq(rcq, 0), 0);
 	assert_int_equal(pthread_create(&t, NULL, wait_event, &w), 0);
 	send_to(f, a, b);

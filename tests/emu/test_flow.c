@@ -152,13 +152,29 @@ static int rule_refused(struct ibv_qp *qp, struct rule *r)
 	return errno;
 }
 
+/* A NORMAL rule at prio on the destination MAC exactly; more specs may
+ * follow. */
+static void rule_dmac(struct rule *r, const uint8_t mac[6], uint16_t prio)
+{
+	rule_init(r, IBV_FLOW_ATTR_NORMAL, prio);
+	rule_eth(r, mac, FULL, 0, 0);
+}
+
 /* A rule to rx[i] at prio on the destination MAC alone. */
 static struct ibv_flow *rule_mac(struct flows *t, int i, const uint8_t mac[6], uint16_t prio)
 {
 	struct rule r;
 
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, prio);
-	rule_eth(&r, mac, FULL, 0, 0);
+	rule_dmac(&r, mac, prio);
+	return rule_create(t->rx[i].qp, &r);
+}
+
+/* The ALL_DEFAULT rule to rx[i]: the frames no NORMAL rule takes. */
+static struct ibv_flow *rule_all_default(struct flows *t, int i)
+{
+	struct rule r;
+
+	rule_init(&r, IBV_FLOW_ATTR_ALL_DEFAULT, 0);
 	return rule_create(t->rx[i].qp, &r);
 }
 
@@ -193,6 +209,13 @@ static size_t udp_to(struct flows *t, const uint8_t mac[6], const uint8_t dst[4]
 	return raw_frame_ipv4(t->tx.buf, mac, S, dst, sport, dport, 17, 32, 1);
 }
 
+/* sent_to() of an IPv4 frame X, S -> D of protocol proto (6 TCP, 17 UDP)
+ * with these ports and 8 bytes of payload */
+static unsigned ipv4_sent_to(struct flows *t, uint16_t sport, uint16_t dport, uint8_t proto)
+{
+	return sent_to(t, raw_frame_ipv4(t->tx.buf, X, S, D, sport, dport, proto, 8, 1));
+}
+
 /* The best-priority match takes the frame, and only it; not the most
  * specific rule: priority decides. */
 static void test_priority(void **state)
@@ -202,17 +225,14 @@ static void test_priority(void **state)
 	struct rule r;
 
 	f[0] = rule_mac(t, 0, X, 2);
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 1);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 1);
 	rule_ipv4(&r, S, 0, D, 0xffffffff);
 	f[1] = rule_create(t->rx[1].qp, &r);
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0);
 	rule_ipv4(&r, S, 0, D, 0xffffffff);
 	rule_l4(&r, IBV_FLOW_SPEC_UDP, 0, 0, 4791, 0xffff);
 	f[2] = rule_create(t->rx[2].qp, &r);
-	rule_init(&r, IBV_FLOW_ATTR_ALL_DEFAULT, 0);
-	f[3] = rule_create(t->rx[3].qp, &r);
+	f[3] = rule_all_default(t, 3);
 
 	assert_int_equal(sent_to(t, udp_to(t, X, D, 1, 4791)), 1u << 2);
 	assert_int_equal(sent_to(t, udp_to(t, X, D, 1, 53)), 1u << 1);
@@ -242,8 +262,7 @@ static void test_equal_priority(void **state)
 	struct rule r;
 
 	older = rule_mac(t, 0, X, 5);
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 5);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 5);
 	rule_l4(&r, IBV_FLOW_SPEC_UDP, 0, 0, 7, 0xffff);
 	newer = rule_create(t->rx[1].qp, &r);
 	assert_int_equal(sent_to(t, udp_to(t, X, D, 1, 7)), 1u << 0);
@@ -286,8 +305,7 @@ static void test_vlan(void **state)
 	assert_int_equal(sent_to(t, udp_to(t, X, D, 1, 2)), 1u << 2);
 	/* the IPv4 and UDP headers behind the tag are still found */
 	assert_int_equal(ibv_destroy_flow(f[2]), 0);
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 1);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 1);
 	rule_l4(&r, IBV_FLOW_SPEC_UDP, 0, 0, 99, 0xffff);
 	f[2] = rule_create(t->rx[2].qp, &r);
 	assert_int_equal(sent_to(t, raw_frame_tag(t->tx.buf, udp_to(t, X, D, 1, 99),
@@ -307,16 +325,13 @@ static void test_ipv4(void **state)
 	struct ibv_flow *f[3];
 	struct rule r;
 
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0);
 	rule_ipv4(&r, net, 0xffff0000, any, 0);
 	f[0] = rule_create(t->rx[0].qp, &r);
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 1);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 1);
 	rule_ipv4(&r, any, 0, D, 0xffffff00);
 	f[1] = rule_create(t->rx[1].qp, &r);
-	rule_init(&r, IBV_FLOW_ATTR_ALL_DEFAULT, 0);
-	f[2] = rule_create(t->rx[3].qp, &r);
+	f[2] = rule_all_default(t, 3);
 
 	/* S = 10.1.2.3 is in 10.1/16 */
 	assert_int_equal(sent_to(t, udp_to(t, X, D, 1, 2)), 1u << 0);
@@ -339,29 +354,23 @@ static void test_tcp_udp(void **state)
 	struct ibv_flow *f[4];
 	struct rule r;
 
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0);
 	rule_l4(&r, IBV_FLOW_SPEC_TCP, 0, 0, 80, 0xffff);
 	f[0] = rule_create(t->rx[0].qp, &r);
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0);
 	rule_l4(&r, IBV_FLOW_SPEC_UDP, 0, 0, 80, 0xffff);
 	f[1] = rule_create(t->rx[1].qp, &r);
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0);
 	rule_ipv4(&r, S, 0xffffffff, D, 0xffffffff);
 	rule_l4(&r, IBV_FLOW_SPEC_UDP, 0x0300, 0xff00, 0, 0);
 	f[2] = rule_create(t->rx[2].qp, &r);
-	rule_init(&r, IBV_FLOW_ATTR_ALL_DEFAULT, 0);
-	f[3] = rule_create(t->rx[3].qp, &r);
+	f[3] = rule_all_default(t, 3);
 
-	assert_int_equal(sent_to(t, raw_frame_ipv4(t->tx.buf, X, S, D, 5, 80, 6, 8, 1)), 1u << 0);
-	assert_int_equal(sent_to(t, raw_frame_ipv4(t->tx.buf, X, S, D, 5, 80, 17, 8, 1)), 1u << 1);
-	assert_int_equal(sent_to(t, raw_frame_ipv4(t->tx.buf, X, S, D, 5, 81, 6, 8, 1)), 1u << 3);
-	assert_int_equal(sent_to(t, raw_frame_ipv4(t->tx.buf, X, S, D, 0x03a1, 81, 17, 8, 1)),
-			 1u << 2);
-	assert_int_equal(sent_to(t, raw_frame_ipv4(t->tx.buf, X, S, D, 0x04a1, 81, 17, 8, 1)),
-			 1u << 3);
+	assert_int_equal(ipv4_sent_to(t, 5, 80, 6), 1u << 0);
+	assert_int_equal(ipv4_sent_to(t, 5, 80, 17), 1u << 1);
+	assert_int_equal(ipv4_sent_to(t, 5, 81, 6), 1u << 3);
+	assert_int_equal(ipv4_sent_to(t, 0x03a1, 81, 17), 1u << 2);
+	assert_int_equal(ipv4_sent_to(t, 0x04a1, 81, 17), 1u << 3);
 	/* a TCP frame over IPv6 matches a rule with no IPv4 spec */
 	assert_int_equal(sent_to(t, raw_frame_ipv6(t->tx.buf, X, (const uint8_t[16]){ 0xfd },
 						   (const uint8_t[16]){ 0xfd, 1 }, 5, 80, 6, 8)),
@@ -381,8 +390,7 @@ static void test_defaults_sniffer_drop(void **state)
 	struct emu_qp drop;
 	struct rule r;
 
-	rule_init(&r, IBV_FLOW_ATTR_ALL_DEFAULT, 0);
-	f[0] = rule_create(t->rx[0].qp, &r);
+	f[0] = rule_all_default(t, 0);
 	rule_init(&r, IBV_FLOW_ATTR_MC_DEFAULT, 7);
 	f[1] = rule_create(t->rx[1].qp, &r);
 	rule_init(&r, IBV_FLOW_ATTR_SNIFFER, 0);
@@ -395,8 +403,7 @@ static void test_defaults_sniffer_drop(void **state)
 
 	emu_qp_create(&t->e, &drop, IBV_QPT_RAW_PACKET, 1, 16, 16, 4096, NULL);
 	emu_post_recv(drop.qp, 9, drop.buf, 2048, drop.mr->lkey);
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, mc, FULL, 0, 0);
+	rule_dmac(&r, mc, 0);
 	f[4] = rule_create(drop.qp, &r);
 	assert_int_equal(sent_to(t, udp_to(t, mc, D, 1, 2)), 1u << 3);
 	emu_assert_cq_empty(&t->e, drop.rcq);
@@ -417,16 +424,14 @@ static void test_refused(void **state)
 	struct ibv_flow *f;
 	struct rule r;
 
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0);
 	v6 = rule_add(&r, sizeof(*v6));
 	v6->type = IBV_FLOW_SPEC_IPV6;
 	v6->size = sizeof(*v6);
 	v6->mask.dst_ip[0] = 0xff;
 	assert_int_equal(rule_refused(qp, &r), EINVAL);
 
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0);
 	v4x = rule_add(&r, sizeof(*v4x));
 	v4x->type = IBV_FLOW_SPEC_IPV4_EXT;
 	v4x->size = sizeof(*v4x);
@@ -434,16 +439,14 @@ static void test_refused(void **state)
 	v4x->mask.proto = 0xff;
 	assert_int_equal(rule_refused(qp, &r), EINVAL);
 
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0);
 	vx = rule_add(&r, sizeof(*vx));
 	vx->type = IBV_FLOW_SPEC_VXLAN_TUNNEL;
 	vx->size = sizeof(*vx);
 	vx->mask.tunnel_id = 0xffffff;
 	assert_int_equal(rule_refused(qp, &r), EINVAL);
 
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0x1000);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0x1000);
 	assert_int_equal(rule_refused(qp, &r), EINVAL);
 	r.attr.priority = 0;
 	r.attr.port = 2;
@@ -459,8 +462,7 @@ static void test_refused(void **state)
 
 	/* the ether type and the source MAC are taken and not matched: this
 	 * "IPv4 only" rule takes an IPv6 frame */
-	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
-	rule_eth(&r, X, FULL, 0, 0);
+	rule_dmac(&r, X, 0);
 	eth = (struct ibv_flow_spec_eth *)((uint8_t *)&r.attr + sizeof(r.attr));
 	eth->val.ether_type = htons(0x0800);
 	eth->mask.ether_type = 0xffff;

@@ -279,21 +279,51 @@ static void put_be32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
+/*
+ * Posts one LSO WQE by hand on q's send queue: ctrl(16), the LSO segment
+ * {mss << 16 | hdr_len, header} padded to 16 bytes, one data segment of
+ * payload bytes at addr (lkey).
+ */
+static void post_lso(struct ibv_qp *qp, const uint8_t *hdr, uint32_t hdr_len,
+		     uint32_t mss, const void *addr, uint32_t payload, uint32_t lkey)
+{
+	struct mlx4dv_qp dq = { 0 };
+	struct mlx4dv_obj obj;
+	uint32_t n = 0, lso_seg = (4 + hdr_len + 15) & ~15u;
+	uint8_t *w;
+	uint64_t v;
+
+	memset(&obj, 0, sizeof(obj));
+	obj.qp.in = qp;
+	obj.qp.out = &dq;
+	assert_int_equal(mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP), 0);
+	w = (uint8_t *)dq.buf.buf + dq.sq.offset;
+	/* the next free slot: the first whose owner bit still says
+	 * "software" for its counter on lap 0 */
+	while (n < dq.sq.wqe_cnt && !(w[(size_t)n << dq.sq.wqe_shift] & 0x80))
+		n++;
+	w += (size_t)n << dq.sq.wqe_shift;
+	put_be32(w + 16, mss << 16 | hdr_len);
+	memcpy(w + 20, hdr, hdr_len);
+	put_be32(w + 16 + lso_seg, payload);
+	put_be32(w + 16 + lso_seg + 4, lkey);
+	v = htobe64((uintptr_t)addr);
+	memcpy(w + 16 + lso_seg + 8, &v, 8);
+	w[7] = (uint8_t)((16 + lso_seg + 16) / 16);
+	put_be32(w + 8, 3 << 2);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	put_be32(w, ((n & dq.sq.wqe_cnt) ? 1u << 31 : 0) | 0x0e);
+	*(volatile uint32_t *)dq.sdb = dq.doorbell_qpn;
+}
+
 static void test_lso(void **state)
 {
 	struct raw *r = *state;
 	static const uint8_t s[4] = { 10, 1, 1, 1 }, d[4] = { 10, 1, 1, 2 };
-	struct mlx4dv_qp dq = { 0 };
-	struct mlx4dv_obj obj;
-	uint8_t hdr[54], *w;
+	uint8_t hdr[54];
 	const uint32_t mss = 1000, payload = 2500, hdr_len = 54;
 	uint32_t seq0;
-	uint64_t v;
 
-	memset(&obj, 0, sizeof(obj));
-	obj.qp.in = r->a.qp;
-	obj.qp.out = &dq;
-	assert_int_equal(mlx4dv_init_obj(&obj, MLX4DV_OBJ_QP), 0);
 	/* header template and payload */
 	raw_frame_ipv4(hdr, r->mac, s, d, 7000, 80, 6, 0, 0);
 	seq0 = 0x01020304;
@@ -302,28 +332,7 @@ static void test_lso(void **state)
 	for (int i = 0; i < 3; i++)
 		emu_post_recv(r->b.qp, 10 + (uint64_t)i, r->b.buf + i * 2048, 2048,
 			      r->b.mr->lkey);
-	w = (uint8_t *)dq.buf.buf + dq.sq.offset;
-	{
-		/* find the next free slot: the first whose owner bit still
-		 * says "software" for its counter on lap 0 */
-		uint32_t n = 0;
-
-		while (n < dq.sq.wqe_cnt && !(w[(size_t)n << dq.sq.wqe_shift] & 0x80))
-			n++;
-		w += (size_t)n << dq.sq.wqe_shift;
-		/* ctrl(16) + LSO {mss << 16 | hdr_len, header} padded to 16 + data */
-		put_be32(w + 16, mss << 16 | hdr_len);
-		memcpy(w + 20, hdr, hdr_len);
-		put_be32(w + 16 + 64 + 4, r->a.mr->lkey);
-		v = htobe64((uintptr_t)r->a.buf + 4096);
-		memcpy(w + 16 + 64 + 8, &v, 8);
-		put_be32(w + 16 + 64, payload);
-		w[7] = 1 + 4 + 1;
-		put_be32(w + 8, 3 << 2);
-		__atomic_thread_fence(__ATOMIC_RELEASE);
-		put_be32(w, ((n & dq.sq.wqe_cnt) ? 1u << 31 : 0) | 0x0e);
-		*(volatile uint32_t *)dq.sdb = dq.doorbell_qpn;
-	}
+	post_lso(r->a.qp, hdr, hdr_len, mss, r->a.buf + 4096, payload, r->a.mr->lkey);
 	emu_poll_one(r->a.scq, IBV_WC_SUCCESS);
 	for (uint32_t i = 0; i < 3; i++) {
 		struct ibv_wc wc = emu_poll_one(r->b.rcq, IBV_WC_SUCCESS);
@@ -338,6 +347,34 @@ static void test_lso(void **state)
 		assert_int_equal(f[16] << 8 | f[17], 20 + 20 + n);
 		assert_memory_equal(f + hdr_len, r->a.buf + 4096 + i * mss, n);
 	}
+}
+
+/* One byte more payload than tso_caps.max_tso: a local length error CQE
+ * and no segment on the wire (never a silently shortened send). */
+static void test_lso_over_max_tso(void **state)
+{
+	struct raw *r = *state;
+	static const uint8_t s[4] = { 10, 1, 1, 1 }, d[4] = { 10, 1, 1, 2 };
+	struct ibv_device_attr_ex attr = { 0 };
+	uint8_t hdr[54];
+	struct ibv_mr *mr;
+	uint8_t *big;
+	uint32_t payload;
+
+	assert_int_equal(ibv_query_device_ex(r->e.ctx, NULL, &attr), 0);
+	assert_true(attr.tso_caps.max_tso > 0);
+	payload = attr.tso_caps.max_tso + 1;
+	big = calloc(1, payload);
+	assert_non_null(big);
+	mr = ibv_reg_mr(r->e.pd, big, payload, ACC);
+	assert_non_null(mr);
+	raw_frame_ipv4(hdr, r->mac, s, d, 7000, 80, 6, 0, 0);
+	emu_post_recv(r->b.qp, 20, r->b.buf, 2048, r->b.mr->lkey);
+	post_lso(r->a.qp, hdr, sizeof(hdr), 1000, big, payload, mr->lkey);
+	emu_poll_one(r->a.scq, IBV_WC_LOC_LEN_ERR);
+	emu_assert_cq_empty(&r->e, r->b.rcq);
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	free(big);
 }
 
 static void test_vlan_insert(void **state)
@@ -705,12 +742,14 @@ int main(void)
 		cmocka_unit_test(test_no_vlan_from_blueflame_leftovers),
 	};
 	/* fresh QPs: the CQE index is counted from the first receive, and
-	 * libmlx4's send queue count knows nothing of WQEs posted by hand */
+	 * libmlx4's send queue count knows nothing of WQEs posted by hand;
+	 * an error CQE leaves the QP in the error state */
 	const struct CMUnitTest status_tests[] = {
 		cmocka_unit_test_setup_teardown(test_rx_status_bits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_status_ipv4_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_status_vxlan, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rx_too_long, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lso_over_max_tso, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown) |

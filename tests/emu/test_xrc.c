@@ -50,42 +50,34 @@ static struct ibv_xrcd *open_xrcd(struct ibv_context *ctx, int fd, int oflags)
 static struct ibv_srq *create_xsrq(struct ibv_context *ctx, struct ibv_pd *pd,
 				   struct ibv_xrcd *xrcd, struct ibv_cq *cq)
 {
-	struct ibv_srq_init_attr_ex a;
+	struct ibv_srq_init_attr_ex a = {
+		.attr = { .max_wr = 16, .max_sge = 1 },
+		.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
+			     IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD,
+		.srq_type = IBV_SRQT_XRC, .xrcd = xrcd, .cq = cq, .pd = pd,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.attr.max_wr = 16;
-	a.attr.max_sge = 1;
-	a.comp_mask = IBV_SRQ_INIT_ATTR_TYPE | IBV_SRQ_INIT_ATTR_XRCD |
-		      IBV_SRQ_INIT_ATTR_CQ | IBV_SRQ_INIT_ATTR_PD;
-	a.srq_type = IBV_SRQT_XRC;
-	a.xrcd = xrcd;
-	a.cq = cq;
-	a.pd = pd;
 	return ibv_create_srq_ex(ctx, &a);
 }
 
 static struct ibv_qp *create_tgt(struct ibv_context *ctx, struct ibv_xrcd *xrcd)
 {
-	struct ibv_qp_init_attr_ex a;
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_XRC_RECV,
+		.comp_mask = IBV_QP_INIT_ATTR_XRCD, .xrcd = xrcd,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_type = IBV_QPT_XRC_RECV;
-	a.comp_mask = IBV_QP_INIT_ATTR_XRCD;
-	a.xrcd = xrcd;
 	return ibv_create_qp_ex(ctx, &a);
 }
 
 static struct ibv_qp *create_ini(struct emu_env *e, struct ibv_cq *scq)
 {
-	struct ibv_qp_init_attr_ex a;
+	struct ibv_qp_init_attr_ex a = {
+		.qp_type = IBV_QPT_XRC_SEND, .send_cq = scq,
+		.cap = { .max_send_wr = 32, .max_send_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD, .pd = e->pd,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_type = IBV_QPT_XRC_SEND;
-	a.send_cq = scq;
-	a.cap.max_send_wr = 32;
-	a.cap.max_send_sge = 1;
-	a.comp_mask = IBV_QP_INIT_ATTR_PD;
-	a.pd = e->pd;
 	return ibv_create_qp_ex(e->ctx, &a);
 }
 

@@ -77,14 +77,7 @@ else()
   message(FATAL_ERROR "no expectations for architecture ${ARCH}")
 endif()
 
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-    ERROR_VARIABLE err)
-  if(rc)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(run_out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../harness/run_or_fail.cmake)
 
 string(REPLACE "|" ";" flags "${FLAGS}")
 file(MAKE_DIRECTORY ${WORK})

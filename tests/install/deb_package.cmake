@@ -6,14 +6,7 @@
 # Inputs: BUILD_DIR, WORK, CONSUMER_DIR, C_COMPILER, SCRIPT_DIR, VERSION.
 cmake_minimum_required(VERSION 3.18)
 
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-    ERROR_VARIABLE err)
-  if(rc)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(run_out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../harness/run_or_fail.cmake)
 
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK}/debs)

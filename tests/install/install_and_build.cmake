@@ -7,14 +7,7 @@
 # pkg-config reads the .pc files with PKG_CONFIG_SYSROOT_DIR=SYSROOT).
 cmake_minimum_required(VERSION 3.18)
 
-function(run)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
-    ERROR_VARIABLE err)
-  if(rc)
-    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
-  endif()
-  set(run_out "${out}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/../harness/run_or_fail.cmake)
 
 if(SKIP_INSTALL)
   file(REMOVE_RECURSE ${WORK})

@@ -217,6 +217,16 @@ static void make_sges(struct env *e, struct ibv_sge *sg, const uint32_t *len,
 	}
 }
 
+/* wr zeroed but for its gather list sg[0..n) and send_flags; the caller
+ * sets the opcode and what it needs. */
+static void gather_wr(struct ibv_send_wr *wr, struct ibv_sge *sg, int n, uint32_t flags)
+{
+	memset(wr, 0, sizeof(*wr));
+	wr->sg_list = sg;
+	wr->num_sge = n;
+	wr->send_flags = flags;
+}
+
 static const uint32_t send_flag_sets[] = {
 	0,
 	IBV_SEND_SIGNALED,
@@ -252,10 +262,7 @@ static void test_connected_typed(void **state)
 			int n = gathers[g].n;
 
 			make_sges(e, sg, gathers[g].len, n);
-			memset(&wr, 0, sizeof(wr));
-			wr.sg_list = sg;
-			wr.num_sge = n;
-			wr.send_flags = flags;
+			gather_wr(&wr, sg, n, flags);
 
 			wr.opcode = IBV_WR_SEND;
 			post_a(e, &wr);
@@ -311,10 +318,7 @@ static void test_connected_inline(void **state)
 		struct ibv_sge sg = { (uintptr_t)data, len, e->mr->lkey };
 		struct ibv_send_wr wr;
 
-		memset(&wr, 0, sizeof(wr));
-		wr.sg_list = &sg;
-		wr.num_sge = 1;
-		wr.send_flags = flags;
+		gather_wr(&wr, &sg, 1, flags);
 		wr.opcode = IBV_WR_SEND;
 		post_a(e, &wr);
 		assert_int_equal(mlx4dv_sq_write_send_inline(sq, 0, data, len, flags), 0);
@@ -359,10 +363,7 @@ static void test_atomics(void **state)
 	for (size_t f = 0; f < 4; f++) {
 		uint32_t flags = send_flag_sets[f];
 
-		memset(&wr, 0, sizeof(wr));
-		wr.sg_list = &res;
-		wr.num_sge = 1;
-		wr.send_flags = flags;
+		gather_wr(&wr, &res, 1, flags);
 		wr.wr.atomic.remote_addr = raddr;
 		wr.wr.atomic.rkey = e->mr->rkey;
 		/* compare and swap with distinct bytes: a swapped pair shows */
@@ -508,10 +509,7 @@ static void ud_pairs(struct env *e, struct ibv_ah *ah,
 		int n = gathers[g].n;
 
 		make_sges(e, sg, gathers[g].len, n);
-		memset(&wr, 0, sizeof(wr));
-		wr.sg_list = sg;
-		wr.num_sge = n;
-		wr.send_flags = flags;
+		gather_wr(&wr, sg, n, flags);
 		wr.opcode = IBV_WR_SEND;
 		wr.wr.ud.ah = ah;
 		wr.wr.ud.remote_qpn = qpn;
@@ -537,10 +535,7 @@ static void ud_pairs(struct env *e, struct ibv_ah *ah,
 		struct ibv_sge sg = { (uintptr_t)data, len, e->mr->lkey };
 		struct ibv_send_wr wr;
 
-		memset(&wr, 0, sizeof(wr));
-		wr.sg_list = &sg;
-		wr.num_sge = 1;
-		wr.send_flags = flags;
+		gather_wr(&wr, &sg, 1, flags);
 		wr.opcode = IBV_WR_SEND;
 		wr.wr.ud.ah = ah;
 		wr.wr.ud.remote_qpn = qpn;
@@ -612,10 +607,7 @@ static void test_raw(void **state)
 		if (len[0] < 14)
 			len[0] = 14;
 		make_sges(e, sg, len, n);
-		memset(&wr, 0, sizeof(wr));
-		wr.sg_list = sg;
-		wr.num_sge = n;
-		wr.send_flags = flags;
+		gather_wr(&wr, sg, n, flags);
 		wr.opcode = IBV_WR_SEND;
 		post_a(e, &wr);
 		assert_int_equal(mlx4dv_sq_write_eth(sq, 0, sg, (uint32_t)n, flags, 0), 0);
@@ -628,10 +620,7 @@ static void test_raw(void **state)
 		struct ibv_sge sg = { (uintptr_t)frame, len, e->mr->lkey };
 		struct ibv_send_wr wr;
 
-		memset(&wr, 0, sizeof(wr));
-		wr.sg_list = &sg;
-		wr.num_sge = 1;
-		wr.send_flags = flags;
+		gather_wr(&wr, &sg, 1, flags);
 		wr.opcode = IBV_WR_SEND;
 		post_a(e, &wr);
 		assert_int_equal(mlx4dv_sq_write_eth_inline(sq, 0, frame, len, flags, 0), 0);
