@@ -53,6 +53,15 @@ struct mlx4emu_counters {
 	uint64_t mtu_drops;	/* frames a receiving port dropped as longer
 				 * than its MTU + 18 (header and one tag) */
 	uint64_t link_down_drops; /* frames sent while a link was down */
+	uint64_t no_wqe_drops;	/* frames a raw QP or WQ had no receive WQE
+				 * for (a port's rx_out_of_buffer) */
+	/* raw Ethernet frames between adapters (VXLAN, UDP 4789) */
+	uint64_t wire_frames_sent;	/* handed to the kernel */
+	uint64_t wire_frames_received;	/* taken by a port */
+	uint64_t wire_frames_lost;	/* refused on send (socket buffer
+					 * full, oversize, no socket), dropped
+					 * by a full receive buffer, not VXLAN,
+					 * or a flood of another segment */
 };
 
 /* Stops the engine after its current pass; returns 0. Nests: no. */

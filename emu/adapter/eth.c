@@ -3,8 +3,10 @@
  * Raw Ethernet between the raw packet QPs of the process.
  *
  * Delivery: a frame sent on port P arrives at port P itself, or at the
- * other port when the two are cabled to each other; nowhere while either
- * link is down; and is dropped by a receiving port whose MTU it exceeds.
+ * other port when the two are cabled to each other; an uncabled port's
+ * frame also goes onto the wire to the other adapters (to_wire), whose
+ * ports take it through emu_eth_receive(); nowhere while a link is down;
+ * and is dropped by a receiving port whose MTU it exceeds.
  * The port's flow rules (flow.c) pick its destination QP; a frame no rule
  * takes goes to the raw packet QPs of the port that have no rule at all
  * when it is for the port MAC, broadcast or multicast (a convenience for
@@ -27,6 +29,8 @@
 #include "adapter/port.h"
 #include "adapter/wqe.h"
 #include "wire/identity.h"
+#include "wire/segment.h"
+#include "wire/vxlan.h"
 
 #define FRAME_MAX (65536 + 256)
 
@@ -375,8 +379,10 @@ static void deliver_to(struct emu_qp *rx, const struct rx_frame *fr, uint32_t ha
 	struct emu_cqe c;
 	int syn;
 
-	if (!emu_rq_take(rx, &w))
+	if (!emu_rq_take(rx, &w)) {
+		emu_port_count_no_wqe(rx->port ? rx->port : 1);
 		return;
+	}
 	emu_gather_add(&g, fr->f, fr->len);
 	syn = emu_scatter(&w, &g);
 	if (syn) {
@@ -437,19 +443,17 @@ static void deliver_unsteered(const struct emu_qp *tx, unsigned port, struct rx_
 	}
 }
 
-static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
+/*
+ * A frame arriving at `port`: sent by tx on tx_port of this adapter, or
+ * from the wire (tx NULL, tx_port = port).  The port's MAC drops a frame
+ * over its MTU; its flow rules give the frame its destination.
+ */
+static void arrive(unsigned port, unsigned tx_port, const struct emu_qp *tx,
+		   const uint8_t *f, uint32_t len)
 {
-	unsigned port = emu_port_peer(tx->port);
 	struct emu_flow_keys k;
 	struct rx_frame fr = { .f = f, .len = len };
 
-	if (len < 14)
-		return;
-	if (!emu_port_link_up(tx->port) || !emu_port_link_up(port)) {
-		emu_port_count_link_down(tx->port);
-		EMU_TRACE("port %u: frame of QPN 0x%x lost, link down", tx->port, tx->qpn);
-		return;
-	}
 	/* the MAC's frame limit: MTU + header + one VLAN tag (FCS not counted) */
 	if (len > emu_port_mtu(port) + 18) {
 		emu_port_count_oversize(port);
@@ -459,8 +463,79 @@ static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 	}
 	fr.status = rx_status(f, len, &fr.pinfo);
 	flow_keys(f, len, &k);
-	if (!emu_flow_steer(port, tx->port, tx, &k, deliver_qp, &fr))
+	if (!emu_flow_steer(port, tx_port, tx, &k, deliver_qp, &fr))
 		deliver_unsteered(tx, port, &fr);
+}
+
+/* The other Ethernet port of this adapter, when it is on the wire too
+ * (not cabled to this one): 0 when none. */
+static unsigned other_wire_port(unsigned port)
+{
+	unsigned other = 3 - port;
+
+	return emu_cfg.ports == 2 && !emu_cfg.cross_cable &&
+	       emu_cfg.link_layer[other - 1] == EMU_LL_ETH ? other : 0;
+}
+
+/*
+ * The frame onto the wire, as a switch delivers it: a unicast frame for
+ * the MAC of another adapter's port (02:c9:<address>) to that port alone;
+ * a frame for this port's own MAC nowhere; broadcast, multicast and any
+ * other unicast MAC (the switch has not learnt it) flooded to the
+ * Ethernet ports of the segment, this adapter's other port included.
+ */
+static void to_wire(unsigned port, const uint8_t *f, uint32_t len)
+{
+	const struct emu_peer *peers;
+	unsigned n, other = other_wire_port(port);
+	uint8_t mac[6];
+	uint32_t dst;
+
+	emu_port_mac(port, mac);
+	if (!memcmp(f, mac, 6))
+		return;
+	if (!(f[0] & 1) && f[0] == 0x02 && f[1] == 0xc9) {
+		dst = ld_be32(f + 2);
+		if (!emu_addr_is_self(dst) || (other && dst == emu_port_addr(other))) {
+			emu_vxlan_queue(port, dst, f, len);
+			return;
+		}
+	}
+	if (other && emu_cfg.wire_segment)
+		emu_vxlan_queue(port, emu_port_addr(other), f, len);
+	n = emu_segment_peers(&peers);
+	for (unsigned i = 0; i < n; i++)
+		if (peers[i].link_layer != EMU_LL_IB)
+			emu_vxlan_queue(port, peers[i].addr, f, len);
+}
+
+static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
+{
+	unsigned port = emu_port_peer(tx->port);
+
+	if (len < 14)
+		return;
+	if (!emu_port_link_up(tx->port) || !emu_port_link_up(port)) {
+		emu_port_count_link_down(tx->port);
+		EMU_TRACE("port %u: frame of QPN 0x%x lost, link down", tx->port, tx->qpn);
+		return;
+	}
+	/* a cabled port's frames go down the cable, the others' to the wire
+	 * as well as to the port's own QPs (the adapter's loopback) */
+	if (port == tx->port)
+		to_wire(port, f, len);
+	arrive(port, tx->port, tx, f, len);
+}
+
+void emu_eth_receive(unsigned port, const uint8_t *f, uint32_t len)
+{
+	if (len < 14)
+		return;
+	if (!emu_port_link_up(port)) {
+		emu_port_count_link_down(port);
+		return;
+	}
+	arrive(port, port, NULL, f, len);
 }
 
 static uint32_t linearize(const struct emu_gather *g, uint8_t *dst, uint32_t max)

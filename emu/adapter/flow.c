@@ -66,13 +66,6 @@ void emu_flow_remove(struct emu_flow *f)
 		qp->nflows--;
 }
 
-void emu_flow_remove_qp(uint32_t qpn)
-{
-	for (uint32_t i = 0; i < flow_hwm; i++)
-		if (emu_dev.flow[i].used && emu_dev.flow[i].qpn == qpn)
-			emu_flow_remove(&emu_dev.flow[i]);
-}
-
 void emu_flow_remove_ctx(struct emu_ctx *ctx)
 {
 	for (uint32_t i = 0; i < flow_hwm; i++)

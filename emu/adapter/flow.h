@@ -68,8 +68,7 @@ int emu_flow_add(struct emu_ctx *ctx, uint32_t qpn, const struct emu_flow_match 
 /* The rule `handle` of ctx, or NULL. */
 struct emu_flow *emu_flow_get(struct emu_ctx *ctx, uint32_t handle);
 void emu_flow_remove(struct emu_flow *f);
-/* Drops every rule of a QP (destroyed) or of a context (closed). */
-void emu_flow_remove_qp(uint32_t qpn);
+/* Drops every rule of a context (closed). */
 void emu_flow_remove_ctx(struct emu_ctx *ctx);
 /* true when some rule steers to qpn */
 bool emu_flow_qp_has_rules(uint32_t qpn);

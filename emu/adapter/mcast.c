@@ -138,6 +138,15 @@ void emu_mcast_detach_all(uint32_t qpn)
 	}
 }
 
+bool emu_mcast_qp_attached(uint32_t qpn)
+{
+	for (uint32_t s = 0; s < ngroups; s++)
+		for (uint32_t i = 0; groups[s] && i < groups[s]->n; i++)
+			if (groups[s]->a[i].qpn == qpn)
+				return true;
+	return false;
+}
+
 /* An earlier attachment of the same QP already got the copy. */
 static bool seen_before(const struct mcast_group *g, uint32_t i)
 {
@@ -147,8 +156,8 @@ static bool seen_before(const struct mcast_group *g, uint32_t i)
 	return false;
 }
 
-static void fanout(const uint8_t gid[16], const struct emu_qp *sender,
-		   void (*deliver)(void *arg, struct emu_qp *qp), void *arg)
+void emu_mcast_fanout(const uint8_t gid[16], const struct emu_qp *sender,
+		      void (*deliver)(void *arg, struct emu_qp *qp), void *arg)
 {
 	const struct mcast_group *g = group_find(gid, NULL);
 
@@ -170,7 +179,7 @@ bool emu_mcast_send(const uint8_t *av, bool eth, uint32_t dqpn,
 
 	if (grh && emu_gid_is_multicast(av + 16)) {
 		if (dqpn == EMU_MCAST_QPN)
-			fanout(av + 16, sender, deliver, arg);
+			emu_mcast_fanout(av + 16, sender, deliver, arg);
 		return true;
 	}
 	return !eth && dlid >= 0xc000 && dlid != 0xffff;

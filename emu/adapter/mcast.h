@@ -31,8 +31,10 @@ bool emu_gid_is_multicast(const uint8_t gid[16]);
 int emu_mcast_attach(const struct emu_qp *qp, const uint8_t gid[16], uint16_t mlid);
 /* Removes that attachment; 0, or EINVAL when the QP has no such one. */
 int emu_mcast_detach(const struct emu_qp *qp, const uint8_t gid[16], uint16_t mlid);
-/* Removes every attachment of the QPN (the QP is destroyed). */
+/* Removes every attachment of the QPN (its context is closed). */
 void emu_mcast_detach_all(uint32_t qpn);
+/* true when the QPN is attached to some group */
+bool emu_mcast_qp_attached(uint32_t qpn);
 
 /*
  * The multicast part of a UD send whose datagram segment's address vector
@@ -51,6 +53,14 @@ void emu_mcast_detach_all(uint32_t qpn);
  * (0xc000..0xfffe) without a GRH, reaches nobody: groups are found by
  * MGID.
  */
+/*
+ * deliver(arg, qp) once for every live QP attached to the group of gid
+ * (one copy per QP, in attachment order), except `sender` (may be NULL)
+ * when it was created with IBV_QP_CREATE_BLOCK_SELF_MCAST_LB.
+ */
+void emu_mcast_fanout(const uint8_t gid[16], const struct emu_qp *sender,
+		      void (*deliver)(void *arg, struct emu_qp *qp), void *arg);
+
 bool emu_mcast_send(const uint8_t *av, bool eth, uint32_t dqpn,
 		    const struct emu_qp *sender,
 		    void (*deliver)(void *arg, struct emu_qp *qp), void *arg);

@@ -14,6 +14,7 @@ struct emu_port {
 	uint32_t mtu;
 	atomic_uint_fast64_t oversize_drops;
 	atomic_uint_fast64_t link_down_drops;
+	atomic_uint_fast64_t no_wqe_drops;
 };
 
 static struct emu_port ports[2];
@@ -61,6 +62,7 @@ void emu_ports_init(void)
 		s->mtu = EMU_PORT_DEFAULT_MTU;
 		atomic_store(&s->oversize_drops, 0);
 		atomic_store(&s->link_down_drops, 0);
+		atomic_store(&s->no_wqe_drops, 0);
 	}
 }
 
@@ -120,4 +122,14 @@ uint64_t emu_port_link_down_drops(unsigned port)
 {
 	return atomic_load_explicit(&port_of(port)->link_down_drops,
 				    memory_order_relaxed);
+}
+
+void emu_port_count_no_wqe(unsigned port)
+{
+	count(&port_of(port)->no_wqe_drops);
+}
+
+uint64_t emu_port_no_wqe_drops(unsigned port)
+{
+	return atomic_load_explicit(&port_of(port)->no_wqe_drops, memory_order_relaxed);
 }

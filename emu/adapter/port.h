@@ -45,5 +45,8 @@ uint64_t emu_port_oversize_drops(unsigned port);
  * the receiving end's). */
 void emu_port_count_link_down(unsigned port);
 uint64_t emu_port_link_down_drops(unsigned port);
+/* Counts a frame a raw QP or WQ of the port had no receive WQE for. */
+void emu_port_count_no_wqe(unsigned port);
+uint64_t emu_port_no_wqe_drops(unsigned port);
 
 #endif

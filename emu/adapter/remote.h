@@ -64,6 +64,10 @@ struct emu_remote_ops {
 	 * order) from the sender's port. */
 	void (*ud_send)(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
 			const struct emu_ud_msg *m);
+	/* Floods a UD message to a multicast group (m->dgid, DestQP
+	 * 0xffffff) to the other adapters of the wire segment, from the
+	 * sender's port. */
+	void (*ud_mcast_send)(struct emu_qp *qp, const struct emu_ud_msg *m);
 	/*
 	 * Takes an RC/UC message to the QP's remote peer at addr.  Returns 0
 	 * when taken (RC: the transport completes the WQE later with

@@ -176,8 +176,13 @@ void emu_send_ud(struct send_op *op, const struct emu_gather *g)
 			emu_remote->ud_send(qp, addr, dqpn, &m);
 		return;
 	}
-	if (emu_mcast_send(av, eth, dqpn, qp, deliver_member, &m))
+	if (emu_mcast_send(av, eth, dqpn, qp, deliver_member, &m)) {
+		/* a group's members on other adapters get theirs by the wire */
+		if (dqpn == EMU_MCAST_QPN && m.grh && emu_gid_is_multicast(m.dgid) &&
+		    emu_remote && emu_remote->ud_mcast_send)
+			emu_remote->ud_mcast_send(qp, &m);
 		return;
+	}
 	d = emu_qp_by_qpn(dqpn);
 	if (d)
 		emu_ud_deliver(d, &m);

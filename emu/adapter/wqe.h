@@ -178,6 +178,10 @@ int emu_eth_send(struct emu_qp *qp, const struct emu_gather *g, uint32_t srcrb,
 		 const uint8_t *lso_hdr, uint32_t lso_hdr_len, uint32_t mss,
 		 uint32_t vlan);
 
+/* A frame that came from another adapter over the wire to `port`: the
+ * port's MTU, link and flow rules apply as to a frame of its own. */
+void emu_eth_receive(unsigned port, const uint8_t *frame, uint32_t len);
+
 /* IPoIB messages (4-byte encapsulation header, then IP) on UD QPs. */
 void emu_ipoib_fill_checksums(uint8_t *msg, uint32_t len, bool ip, bool l4);
 uint32_t emu_ipoib_rx_status(const uint8_t *msg, uint32_t len);

@@ -468,6 +468,8 @@ int emu_config_load(void)
 	if (emu_cfg.pcap && !*emu_cfg.pcap)
 		emu_cfg.pcap = NULL;
 	err |= parse_wire_faults();
+	err |= parse_uint("MLX4EMU_WIRE_SEGMENT", 0, 0xffffff, 0, &x);
+	emu_cfg.wire_segment = (uint32_t)x;
 	err |= parse_fault("MLX4EMU_FAULT_CQE", &emu_cfg.fault_cqe_n,
 			   &emu_cfg.fault_cqe_syndrome, &emu_cfg.fault_cqe_qpn, true);
 	err |= parse_fault("MLX4EMU_FAULT_QP_ERR", &emu_cfg.fault_err_n, &dummy,

@@ -44,6 +44,9 @@ struct emu_config {
 	uint32_t wire_delay_ppm;	/* MLX4EMU_WIRE_DELAY=USEC[:PCT] */
 	uint32_t wire_delay_us;
 	uint64_t wire_seed;		/* MLX4EMU_WIRE_SEED */
+	/* MLX4EMU_WIRE_SEGMENT: the broadcast domain (VXLAN VNI) whose
+	 * adapters get this one's floods; 0 = none, floods stay here */
+	uint32_t wire_segment;
 	/* fault injection (0 = off) */
 	uint64_t fault_cqe_n;
 	uint8_t fault_cqe_syndrome;

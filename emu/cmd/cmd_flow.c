@@ -9,7 +9,7 @@
  *   priority above 0xfff, DONT_TRAP on a default rule, a spec of a type
  *   mlx4 does not parse (IPv6, tunnels, actions: parse_flow_attr's
  *   default case), IPv4 protocol/TOS/TTL/flags masks, mask bytes beyond
- *   the filter the kernel knows, a QP that is not a raw packet QP;
+ *   the filter the kernel knows, a QP that is neither UD nor raw packet;
  * - EOPNOTSUPP: flags other than DONT_TRAP (EGRESS), DONT_TRAP on a
  *   sniffer rule, and DONT_TRAP at all (mlx4_ib_add_dont_trap_rule needs a
  *   firmware capability, DMFS_UC_MC_SNIFFER, this device does not have).
@@ -188,7 +188,9 @@ int emu_cmd_create_flow(struct emu_cmd *c)
 	err = check_attr(&q->flow_attr);
 	if (err)
 		return err;
-	if (!qp || qp->type != EMU_QPT_RAW)
+	/* ib_uverbs_ex_create_flow takes UD and raw packet QPs; mlx4_ib
+	 * checks no QP type */
+	if (!qp || (qp->type != EMU_QPT_RAW && qp->type != EMU_QPT_UD))
 		return EINVAL;
 	memset(&fm, 0, sizeof(fm));
 	fm.port = q->flow_attr.port;

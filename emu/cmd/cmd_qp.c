@@ -555,6 +555,12 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 
 	if (!qp || q->reserved)
 		return EINVAL;
+	/* The kernel refuses to destroy a QP still in use: one attached to a
+	 * multicast group (uverbs_free_qp: the uobject's mcast_list) or with
+	 * flow rules steering to it (ib_destroy_qp_user: qp->usecnt, which
+	 * every ib_set_flow took).  Closing the context takes them all. */
+	if (emu_mcast_qp_attached(qp->qpn) || emu_flow_qp_has_rules(qp->qpn))
+		return EBUSY;
 	/* a shared XRC target QP goes with its last handle */
 	if (emu_qp_is_xrc_tgt(qp) && qp->xrc_handles > 1) {
 		emu_xrc_qp_handle_close(c->ctx, q->qp_handle, &r.events_reported);
@@ -567,9 +573,6 @@ int emu_cmd_destroy_qp(struct emu_cmd *c)
 		return err;
 	if (emu_qp_is_xrc_tgt(qp))
 		emu_xrc_qp_handle_close(c->ctx, q->qp_handle, &r.events_reported);
-	emu_flow_remove_qp(qp->qpn);
-	/* uverbs detaches a QP's groups before it destroys it */
-	emu_mcast_detach_all(qp->qpn);
 	emu_remote_qp_destroyed(qp);
 	qp->used = false;
 	emu_db_set_qp_owner(qp->qpn, -1);

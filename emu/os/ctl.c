@@ -4,6 +4,7 @@
 
 #include "adapter/adapter.h"
 #include "adapter/port.h"
+#include "wire/vxlan.h"
 #include "adapter/engine.h"
 #include "mlx4emu_ctl.h"
 #include "adapter/objects.h"
@@ -120,6 +121,16 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 	out->engine_passes = atomic_load(&emu_dev.ctr.passes);
 	out->mtu_drops = emu_port_oversize_drops(1) + emu_port_oversize_drops(2);
 	out->link_down_drops = emu_port_link_down_drops(1) + emu_port_link_down_drops(2);
+	out->no_wqe_drops = emu_port_no_wqe_drops(1) + emu_port_no_wqe_drops(2);
+	out->wire_frames_sent = out->wire_frames_received = out->wire_frames_lost = 0;
+	for (unsigned p = 1; p <= 2; p++) {
+		struct emu_vxlan_counters v;
+
+		emu_vxlan_counters(p, &v);
+		out->wire_frames_sent += v.tx_frames;
+		out->wire_frames_received += v.rx_frames;
+		out->wire_frames_lost += v.tx_lost + v.rx_overflow + v.rx_bad;
+	}
 	return 0;
 }
 

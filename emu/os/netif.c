@@ -24,6 +24,7 @@
 #include "base/config.h"
 #include "os/sysfs.h"
 #include "os/sysfs_pci.h"
+#include "wire/identity.h"
 
 /* Flags a user may set on an interface (dev_change_flags' mask) and the
  * ones counted separately (promiscuity, all-multicast). */
@@ -126,11 +127,12 @@ static void refresh_all(void)
 static int create_one(unsigned port)
 {
 	struct netif *n = &netifs[port - 1];
-	const uint8_t *mac = emu_cfg.mac[port - 1];
+	uint8_t mac[6];
 	const char *name = emu_netif_name(port);
 	char pci[128], rel[256], target[256];
 	int err = 0;
 
+	emu_port_mac(port, mac);
 	n->flags = IFF_MULTICAST;
 	/* mlx4_en's default: pause frames on in both directions */
 	n->pause = (struct emu_netif_pause){ .rx = true, .tx = true };

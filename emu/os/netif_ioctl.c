@@ -21,6 +21,7 @@
 #include "base/libc.h"
 #include "base/usermem.h"
 #include "os/netif.h"
+#include "wire/identity.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -150,7 +151,7 @@ static int interface_request(unsigned port, unsigned long request, struct ifreq 
 	case SIOCGIFHWADDR:
 		memset(&r->ifr_hwaddr, 0, sizeof(r->ifr_hwaddr));
 		r->ifr_hwaddr.sa_family = ARPHRD_ETHER;
-		memcpy(r->ifr_hwaddr.sa_data, emu_cfg.mac[port - 1], 6);
+		emu_port_mac(port, (uint8_t *)r->ifr_hwaddr.sa_data);
 		return 0;
 	case SIOCGIFINDEX:
 		r->ifr_ifindex = emu_netif_index(port);

@@ -20,6 +20,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <stdarg.h>
@@ -49,6 +50,8 @@
 #include "wire/faults.h"
 #include "wire/identity.h"
 #include "wire/link.h"
+#include "wire/segment.h"
+#include "wire/vxlan.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -463,6 +466,24 @@ EXPORT int socket(int domain, int type, int protocol)
 
 static pid_t sysfs_owner;
 
+/* The adapters of the segment find this one through its tree. */
+static void publish_segment(void)
+{
+	const char *root = emu_sysfs_root();
+	const char *slash = strrchr(root, '/');
+	char text[256], base[4096];
+
+	if (!slash || (size_t)(slash - root) >= sizeof(base))
+		return;
+	emu_segment_describe(text, sizeof(text));
+	if (emu_sysfs_put(EMU_SEGMENT_FILE, text))
+		fprintf(stderr, "mlx4emu: cannot publish the wire segment: %s\n",
+			strerror(errno));
+	memcpy(base, root, (size_t)(slash - root));
+	base[slash - root] = '\0';
+	emu_segment_init(base, slash + 1);
+}
+
 /* The constructor and destructor run inside the program's own calls
  * (start-up, exit, dlopen): errno is left as they found it. */
 static void emu_start(void);
@@ -506,6 +527,7 @@ static void emu_start(void)
 		fprintf(stderr, "mlx4emu: cannot install the fault handler: %s\n",
 			strerror(errno));
 	sysfs_owner = getpid();
+	publish_segment();
 	emu_ports_init();
 	if (emu_netif_create())
 		fprintf(stderr, "mlx4emu: cannot create the network interfaces: %s\n",
@@ -515,6 +537,35 @@ static void emu_start(void)
 	setenv("SYSFS_PCI_DEVICES", emu_sysfs_pci_devices(), 1);
 	EMU_TRACE("device %s (0x%04x), %u port(s), sysfs at %s", EMU_IBDEV_NAME,
 		  emu_cfg.device_id, emu_cfg.ports, emu_sysfs_root());
+}
+
+/*
+ * At exit, for each Ethernet port that exchanged frames with other
+ * adapters and lost any on the way (or always with --debug), one line:
+ * what crossed the wire and where frames were lost, so that no loss is
+ * silent.
+ */
+static void report_wire_frames(void)
+{
+	for (unsigned p = 1; p <= emu_cfg.ports; p++) {
+		struct emu_vxlan_counters v;
+		uint64_t no_wqe = emu_port_no_wqe_drops(p), lost;
+
+		if (emu_cfg.link_layer[p - 1] != EMU_LL_ETH)
+			continue;
+		emu_vxlan_counters(p, &v);
+		lost = v.tx_lost + v.rx_overflow + v.rx_bad + no_wqe;
+		if (!v.tx_frames && !v.rx_frames && !v.tx_lost && !v.rx_overflow)
+			continue;
+		if (!lost && !emu_cfg.debug)
+			continue;
+		fprintf(stderr,
+			"mlx4emu: port %u Ethernet over the wire: %" PRIu64 " frames sent, %"
+			PRIu64 " received; lost: %" PRIu64 " on send, %" PRIu64
+			" receive buffer overflow, %" PRIu64 " not taken, %" PRIu64
+			" no receive WQE\n",
+			p, v.tx_frames, v.rx_frames, v.tx_lost, v.rx_overflow, v.rx_bad, no_wqe);
+	}
 }
 
 __attribute__((destructor)) static void emu_fini(void)
@@ -530,8 +581,11 @@ __attribute__((destructor)) static void emu_fini(void)
 		pthread_mutex_unlock(&emu_dev.lock);
 	}
 	emu_identity_release();
+	emu_vxlan_close();
 	emu_capture_close();
-	if (sysfs_owner == getpid())
+	if (sysfs_owner == getpid()) {
 		emu_faults_report();
+		report_wire_frames();
+	}
 	errno = saved;
 }

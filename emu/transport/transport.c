@@ -11,6 +11,7 @@
 #include "adapter/engine.h"
 #include "adapter/objects.h"
 #include "adapter/responder.h"
+#include "adapter/wqe.h"
 #include "base/config.h"
 #include "base/guard.h"
 #include "transport/rc.h"
@@ -19,9 +20,14 @@
 #include "transport/ud.h"
 #include "wire/faults.h"
 #include "wire/identity.h"
+#include "wire/vxlan.h"
 
 /* packets one pass reads from a port at most before it goes on */
 #define RX_WORK_MAX 2048
+#define RX_BATCH 64
+/* The engine tells sources apart by their arg: the RoCE sources of the
+ * ports are 1 and 2, the Ethernet ones this + port. */
+#define EMU_ETH_SOURCE_TAG 16
 
 static void qp_modified(struct emu_qp *qp, int cur, int next)
 {
@@ -34,6 +40,7 @@ static void qp_modified(struct emu_qp *qp, int cur, int next)
 
 static const struct emu_remote_ops ops = {
 	.ud_send = emu_ud_send_remote,
+	.ud_mcast_send = emu_ud_mcast_send_remote,
 	.rc_post = rc_post,
 	.rc_queue_local = rc_queue_local,
 	.sq_flush = rc_sq_flush,
@@ -135,6 +142,53 @@ static int port_poll(void *arg, uint64_t now_ns)
 	return work;
 }
 
+/* A frame from the tunnel: a multicast datagram for the port's groups,
+ * else (Ethernet ports) a raw frame. */
+static void eth_dispatch(unsigned port, const struct emu_vxlan_rx *rx)
+{
+	if (emu_ud_mcast_receive(port, rx->src, rx->frame, rx->len))
+		return;
+	if (emu_cfg.link_layer[port - 1] == EMU_LL_ETH)
+		emu_eth_receive(port, rx->frame, (uint32_t)rx->len);
+	else
+		emu_vxlan_count_bad(port);
+}
+
+/* Frames from other adapters (wire/vxlan.h) enter the port as its own
+ * frames do; then the frames the pass queued go out. */
+static int eth_poll(void *arg, uint64_t now_ns)
+{
+	unsigned port = (unsigned)(uintptr_t)arg - EMU_ETH_SOURCE_TAG;
+	struct emu_vxlan_rx rx[EMU_VXLAN_BATCH];
+	int n, work = 0;
+
+	(void)now_ns;
+	do {
+		n = emu_vxlan_recv(port, rx, EMU_VXLAN_BATCH);
+		for (int i = 0; i < n; i++)
+			eth_dispatch(port, &rx[i]);
+		work += n;
+	} while (n == EMU_VXLAN_BATCH && work < 4 * RX_BATCH);
+	return work + emu_vxlan_flush();
+}
+
+static int eth_sources_add(void)
+{
+	int err = 0;
+
+	for (unsigned p = 1; p <= emu_cfg.ports && !err; p++) {
+		struct emu_engine_source src = {
+			.fd = emu_vxlan_socket(p),
+			.poll = eth_poll,
+			.arg = (void *)(uintptr_t)(EMU_ETH_SOURCE_TAG + p),
+		};
+
+		if (src.fd >= 0)
+			err = emu_engine_add_source(&src);
+	}
+	return err;
+}
+
 /* Frames the faults on the wire hold (delay, reorder): released by their
  * deadline, so an idle engine sleeps until the next one is due. */
 static int held_poll(void *arg, uint64_t now_ns)
@@ -173,6 +227,7 @@ int emu_transport_init(void)
 	int err;
 
 	emu_remote_register(&ops);
+	emu_vxlan_open();
 	pthread_mutex_lock(&emu_dev.lock);
 	/* first: what a timer sends goes out with the ports' flush */
 	err = emu_engine_add_source(&timers);
@@ -185,6 +240,8 @@ int emu_transport_init(void)
 
 		err = emu_engine_add_source(&src);
 	}
+	if (!err)
+		err = eth_sources_add();
 	if (!err && emu_faults_on)
 		err = held_source_add();
 	pthread_mutex_unlock(&emu_dev.lock);

@@ -87,21 +87,26 @@ static void mac_of(uint32_t addr, uint8_t *mac)
 
 void emu_capture_packet(uint32_t src, uint32_t dst, const uint8_t *pkt, size_t len)
 {
-	uint8_t frame[14 + 28 + 8192];
+	emu_capture_udp(src, dst, EMU_ROCE_UDP_PORT, pkt, len);
+}
+
+void emu_capture_udp(uint32_t src, uint32_t dst, uint16_t udp_port, const uint8_t *pkt,
+		     size_t len)
+{
+	static uint8_t frame[14 + 28 + 16384];	/* under capture_lock */
 	struct pcap_pkthdr h;
 
 	if (!dumper || len > sizeof(frame) - 42)
 		return;
+	pthread_mutex_lock(&capture_lock);
 	mac_of(dst, frame);
 	mac_of(src, frame + 6);
 	frame[12] = 0x08;	/* IPv4 */
 	frame[13] = 0x00;
-	emu_ipv4_udp_header(frame + 14, src, dst, EMU_ROCE_UDP_PORT, EMU_ROCE_UDP_PORT,
-			    (uint16_t)(8 + len));
+	emu_ipv4_udp_header(frame + 14, src, dst, udp_port, udp_port, (uint16_t)(8 + len));
 	memcpy(frame + 42, pkt, len);
 	gettimeofday(&h.ts, NULL);
 	h.caplen = h.len = (bpf_u_int32)(42 + len);
-	pthread_mutex_lock(&capture_lock);
 	if (dumper)
 		pc.dump((u_char *)dumper, &h, frame);
 	/* a killed process keeps what it captured */

@@ -84,6 +84,20 @@ uint32_t emu_icrc_begin(const uint8_t ip_udp[28], const uint8_t bth[12])
 	return emu_icrc_update(emu_icrc_update(0xffffffffu, lrh, 8), ps, sizeof(ps));
 }
 
+uint32_t emu_icrc_begin_grh(const uint8_t grh[40], const uint8_t bth[12])
+{
+	static const uint8_t lrh[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t ps[52];
+
+	memcpy(ps, grh, 40);
+	memcpy(ps + 40, bth, 12);
+	ps[0] |= 0x0f;			/* traffic class, */
+	ps[1] = ps[2] = ps[3] = 0xff;	/* flow label */
+	ps[7] = 0xff;			/* hop limit */
+	ps[40 + 4] = 0xff;		/* BTH reserved byte */
+	return emu_icrc_update(emu_icrc_update(0xffffffffu, lrh, 8), ps, sizeof(ps));
+}
+
 void emu_icrc_final(uint32_t crc, uint8_t out[4])
 {
 	uint32_t v = ~crc;

@@ -25,6 +25,10 @@ void emu_ipv4_udp_header(uint8_t out[28], uint32_t src, uint32_t dst,
  * 12 bytes given); continue with emu_icrc_update() over the rest of the
  * headers and the padded payload, then emu_icrc_final(). */
 uint32_t emu_icrc_begin(const uint8_t ip_udp[28], const uint8_t bth[12]);
+/* The same for a packet with a GRH instead of IP/UDP (RoCE v1, IBA
+ * 7.8.1): the GRH with its traffic class, flow label and hop limit all
+ * ones after the 8 bytes standing for the LRH. */
+uint32_t emu_icrc_begin_grh(const uint8_t grh[40], const uint8_t bth[12]);
 uint32_t emu_icrc_update(uint32_t crc, const void *p, size_t len);
 /* The 4 ICRC bytes as they go on the wire. */
 void emu_icrc_final(uint32_t crc, uint8_t out[4]);

@@ -15,6 +15,7 @@
 #include "wire/capture.h"
 #include "wire/faults.h"
 #include "wire/icrc.h"
+#include "wire/mmsg.h"
 #include "wire/identity.h"
 #include "wire/roce.h"
 
@@ -240,12 +241,9 @@ static void send_run(unsigned first, unsigned n)
 		unsigned k = gso_run(first + i, first + n);
 
 		pkt0[nmsg] = i;
-		m[nmsg] = (struct mmsghdr){ .msg_hdr = {
-			.msg_name = &tx[first + i].to,
-			.msg_namelen = sizeof(tx[first + i].to),
-			.msg_iov = &v[i],
-			.msg_iovlen = k,
-		} };
+		emu_mmsg_entry(&m[nmsg], &v[i], tx[first + i].buf, tx[first + i].len,
+			       &tx[first + i].to);
+		m[nmsg].msg_hdr.msg_iovlen = k;	/* the run's packets, one iovec each */
 		if (k > 1) {
 			struct cmsghdr *c = (struct cmsghdr *)ctl[nmsg].buf;
 			uint16_t seg = (uint16_t)tx[first + i].len;
@@ -356,15 +354,9 @@ int emu_link_recv(unsigned port, struct emu_rx *rx, int max, bool *more)
 	if (vlen > RX_MSGS)
 		vlen = RX_MSGS;
 	for (unsigned i = 0; i < vlen; i++) {
-		v[i] = (struct iovec){ rx_buf[i], sizeof(rx_buf[i]) };
-		m[i] = (struct mmsghdr){ .msg_hdr = {
-			.msg_name = &from[i],
-			.msg_namelen = sizeof(from[i]),
-			.msg_iov = &v[i],
-			.msg_iovlen = 1,
-			.msg_control = ctl[i].buf,
-			.msg_controllen = sizeof(ctl[i].buf),
-		} };
+		emu_mmsg_entry(&m[i], &v[i], rx_buf[i], sizeof(rx_buf[i]), &from[i]);
+		m[i].msg_hdr.msg_control = ctl[i].buf;
+		m[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
 	}
 	r = recvmmsg(fd, m, vlen, MSG_DONTWAIT, NULL);
 	*more = r == (int)vlen;

@@ -90,6 +90,11 @@ static inline void emu_put_be64(uint8_t *p, uint64_t v)
 	emu_put_be32(p + 4, (uint32_t)v);
 }
 
+static inline uint16_t emu_get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
 static inline uint32_t emu_get_be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];

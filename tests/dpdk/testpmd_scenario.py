@@ -41,7 +41,10 @@ class Failure(Exception):
 
 
 class Testpmd:
+    instances = 0
+
     def __init__(self, launcher, pmd, emu_opts, pmd_opts):
+        Testpmd.instances += 1
         self.nports = 2 if "--ports=2" in emu_opts else 1
         self.rundir = tempfile.mkdtemp(prefix="mlx4emu-dpdk.")
         env = dict(os.environ, RUNTIME_DIRECTORY=self.rundir)
@@ -50,7 +53,7 @@ class Testpmd:
         # two lcores (main, forwarding) that float over every CPU we have,
         # so that one CPU is enough and a busy machine still schedules both
         eal = ["--no-huge", "-m", "512", "--no-shconf", "--no-telemetry",
-               "--file-prefix=mlx4emu%d" % os.getpid(),
+               "--file-prefix=mlx4emu%d_%d" % (os.getpid(), Testpmd.instances),
                "--lcores=(0-1)@(%s)" % cpuset, "-d", pmd]
         cmd = [launcher] + emu_opts + ["--", "dpdk-testpmd"] + eal + \
               ["--", "-i", "--total-num-mbufs=16384"] + INTR_OPTS + pmd_opts
@@ -246,7 +249,10 @@ def clean_fwd(out, ports, what, dropped_ok=False):
     return fs
 
 
-TWO_PORTS = ["--ports=2", "--link-layer=eth", "--cross-cable"]
+# MACs fixed, so that the checks and --eth-peer can name them (without
+# --mac a port's MAC derives from its address, 02:c9:<address>)
+MACS = "--mac=00:02:c9:0e:4d:01,00:02:c9:0e:4d:02"
+TWO_PORTS = ["--ports=2", "--link-layer=eth", "--cross-cable", MACS]
 
 
 def io_tx_first(t):
@@ -477,10 +483,76 @@ def flow(t):
     per_q = rx_queues(t, 1, "flow udp 10")
     expect(all(n > 0 for n in per_q), "flow: no match, every one of 4 queues received")
 
+def port_mac(t):
+    """The MAC testpmd shows for port 0."""
+    m = re.search(r"^0\s+([0-9A-F:]{17})\s+mlx4_0 port 1", t.cmd("show port summary all"), re.M)
+    if not m:
+        raise Failure("no MAC for port 0")
+    return m.group(1)
+
+
+WIRE_LINE = re.compile(r"mlx4emu: port 1 Ethernet over the wire: (\d+) frames sent, (\d+) "
+                       r"received; lost: (\d+) on send, (\d+) receive buffer overflow, "
+                       r"(\d+) not taken, (\d+) no receive WQE")
+
+
+def wire_losses(out):
+    """(lost on send, lost on receive) from the device's exit line, which
+    it prints when the port lost frames it exchanged over the wire."""
+    m = WIRE_LINE.search(out)
+    if not m:
+        return 0, 0
+    v = [int(x) for x in m.groups()]
+    return v[2], v[3] + v[4] + v[5]
+
+
+def wire(t):
+    """Two adapters on the wire: this testpmd receives (rxonly) what a
+    second one, another process, sends to its MAC (txonly, --eth-peer).
+    Every frame sent is received or counted lost by a device."""
+    mac = port_mac(t)
+    expect(mac.startswith("02:C9:"), "port 0's MAC derives from its address: " + mac)
+    tx = Testpmd(t.launcher, t.pmd, ["--link-layer=eth"], ["--eth-peer=0," + mac])
+    timer = threading.Timer(TOTAL_S, tx.proc.kill)
+    timer.start()
+    try:
+        expect(port_mac(tx) != mac, "the sender's port has a MAC of its own")
+        t.cmd("set fwd rxonly")
+        t.cmd("start")
+        send_txonly(tx, 20000)
+        sent = tx.stats(0)
+        expect(sent["TX-errors"] == 0, "txonly: %d sent, no errors" % sent["TX-packets"])
+        # in flight: wait until the receiver's count stands still
+        deadline = time.monotonic() + WAIT_S
+        last = -1
+        while True:
+            got = t.stats(0)["RX-packets"]
+            if got == last or got >= sent["TX-packets"] or time.monotonic() > deadline:
+                break
+            last = got
+            time.sleep(1.0)
+        t.stop_forwarding()
+        got = t.stats(0)
+        clean_nic(got, 0, "rxonly from another adapter")
+    finally:
+        tx.quit()
+        timer.cancel()
+    tx_lost, _ = wire_losses(tx.buf)
+    expect(got["RX-packets"] > 0, "rxonly: %d received over the wire" % got["RX-packets"])
+
+    def after_exit(out):
+        # the receiver's device reports its losses at exit
+        _, rx_lost = wire_losses(out)
+        expect(got["RX-packets"] + tx_lost + rx_lost == sent["TX-packets"],
+               "every frame received or counted lost (%d received, %d lost on send, %d on "
+               "receive, of %d)" % (got["RX-packets"], tx_lost, rx_lost, sent["TX-packets"]))
+    return after_exit
+
+
 SCENARIOS = {
     "io": (TWO_PORTS, [], io_tx_first),
     "io_2q": (TWO_PORTS, ["--rxq=2", "--txq=2"], io_tx_first),
-    "io_one_port": (["--link-layer=eth"], [], io_one_port),
+    "io_one_port": (["--link-layer=eth", MACS], [], io_one_port),
     "txonly_rxonly": (TWO_PORTS, ["--enable-rx-cksum"], txonly_rxonly),
     "csum": (TWO_PORTS, ["--enable-rx-cksum"], csum),
     "rss": (TWO_PORTS, ["--rxq=4", "--txq=4", "--txonly-multi-flow"], rss),
@@ -490,6 +562,7 @@ SCENARIOS = {
                          "--eth-peer=0,%s" % PORT1_MAC], flow),
     "restart": (TWO_PORTS, [], restart),
     "link": (TWO_PORTS, [], link),
+    "wire": (["--link-layer=eth"], [], wire),
 }
 
 
@@ -500,13 +573,15 @@ def main():
     emu_opts, pmd_opts, run = SCENARIOS[name]
     timer = None
     t = Testpmd(launcher, pmd, emu_opts, pmd_opts)
+    t.launcher, t.pmd = launcher, pmd
     timer = threading.Timer(TOTAL_S, t.proc.kill)
     timer.start()
     try:
         out = t.cmd("show port summary all")
-        expect(re.search(r"^0\s+00:02:C9:0E:4D:01\s+mlx4_0 port 1", out, re.M) is not None,
-               "port 0 is mlx4_0 port 1 with its MAC")
-        run(t)
+        if MACS in emu_opts:
+            expect(re.search(r"^0\s+00:02:C9:0E:4D:01\s+mlx4_0 port 1", out, re.M)
+                   is not None, "port 0 is mlx4_0 port 1 with its MAC")
+        after_exit = run(t)
     except Failure as e:
         print("FAIL: %s" % e)
         t.quit()
@@ -516,6 +591,12 @@ def main():
     timer.cancel()
     if rc != 0:
         print("FAIL: testpmd exit status %d" % rc)
+        return 1
+    try:
+        if after_exit:
+            after_exit(t.buf)
+    except Failure as e:
+        print("FAIL: %s" % e)
         return 1
     print("PASS: %s" % name)
     return 0

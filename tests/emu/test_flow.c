@@ -7,7 +7,8 @@
  * priority value, the older rule among equals), the default rules take
  * what no rule steers, identical rules share their frames, a sniffer
  * copies everything.  Specs mlx4 does not steer by fail with the errno
- * mlx4_ib returns.
+ * mlx4_ib returns; rules go on UD and raw packet QPs only, and hold their
+ * QP (its destroy is EBUSY) while they exist.
  */
 #include "emu_test.h"
 #include "raw_frame.h"
@@ -474,6 +475,50 @@ static void test_refused(void **state)
 	assert_int_equal(ibv_destroy_flow(f), 0);
 }
 
+/*
+ * The QPs a rule may steer to (ib_uverbs_ex_create_flow: UD and raw
+ * packet, EINVAL for the rest), and a QP with rules is in use: destroying
+ * it is EBUSY (ib_destroy_qp_user, qp->usecnt) until its rules are gone.
+ * A UD QP's rule takes its frames from a worse raw rule; a UD QP receives
+ * datagrams, not frames, so they are dropped.
+ */
+static void test_qp_types_and_busy_destroy(void **state)
+{
+	struct flows *t = *state;
+	struct ibv_flow *ud_rule, *raw_rule, *worse;
+	struct emu_qp ud, rc, raw;
+	struct rule r;
+
+	emu_qp_create(&t->e, &ud, IBV_QPT_UD, 4, 4, 16, 4096, NULL);
+	emu_qp_create(&t->e, &rc, IBV_QPT_RC, 4, 4, 16, 4096, NULL);
+	emu_qp_create(&t->e, &raw, IBV_QPT_RAW_PACKET, 4, 4, 16, 4096, NULL);
+	emu_qp_to_rts(&t->e, raw.qp, 0, 0);
+	emu_post_recv(raw.qp, 7, raw.buf, 2048, raw.mr->lkey);
+	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
+	rule_eth(&r, X, FULL, 0, 0);
+	assert_int_equal(rule_refused(rc.qp, &r), EINVAL);
+	ud_rule = rule_create(ud.qp, &r);
+	worse = rule_mac(t, 0, X, 1);
+	assert_int_equal(sent_to(t, udp_to(t, X, D, 1, 2)), 0);
+	assert_int_equal(ibv_destroy_qp(ud.qp), EBUSY);
+	assert_int_equal(ibv_destroy_flow(ud_rule), 0);
+	assert_int_equal(sent_to(t, udp_to(t, X, D, 1, 2)), 1u << 0);
+
+	/* a raw QP with a rule keeps it, and its frames, after a refused
+	 * destroy */
+	rule_init(&r, IBV_FLOW_ATTR_NORMAL, 0);
+	rule_eth(&r, Y, FULL, 0, 0);
+	raw_rule = rule_create(raw.qp, &r);
+	assert_int_equal(ibv_destroy_qp(raw.qp), EBUSY);
+	raw_send(&t->tx, udp_to(t, Y, D, 1, 2), 0);
+	assert_int_equal(emu_poll_one(raw.rcq, IBV_WC_SUCCESS).wr_id, 7);
+	assert_int_equal(ibv_destroy_flow(raw_rule), 0);
+	assert_int_equal(ibv_destroy_flow(worse), 0);
+	emu_qp_destroy(&raw);
+	emu_qp_destroy(&rc);
+	emu_qp_destroy(&ud);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -484,6 +529,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tcp_udp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_defaults_sniffer_drop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qp_types_and_busy_destroy, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -67,6 +67,10 @@ static int mc_teardown(void **state)
 {
 	struct mc *m = *state;
 
+	/* the kernel destroys no attached QP: detach what a case left */
+	(void)ibv_detach_mcast(m->s.qp, &m->mgid, MLID);
+	for (int i = 0; i < NRECV; i++)
+		(void)ibv_detach_mcast(m->r[i].qp, &m->mgid, MLID);
 	assert_int_equal(ibv_destroy_ah(m->ah), 0);
 	emu_qp_destroy(&m->s);
 	for (int i = 0; i < NRECV; i++)
@@ -259,10 +263,19 @@ static void test_self_loopback(void **state)
 	mc_send(m, &m->s, 0xffffff, 43);
 	wc = emu_poll_one(b.rcq, IBV_WC_SUCCESS);
 	assert_int_equal(wc.src_qp, m->s.qp->qp_num);
-	/* destroying an attached QP detaches it */
-	assert_int_equal(ibv_destroy_qp(b.qp), 0);
-	mc_send(m, &m->s, 0xffffff, 44);
 	assert_int_equal(emu_poll_one(m->r[0].rcq, IBV_WC_SUCCESS).wr_id, 2);
+	/* an attached QP cannot be destroyed (uverbs_free_qp: EBUSY) and
+	 * stays a member; detached, it can */
+	assert_int_equal(ibv_destroy_qp(b.qp), EBUSY);
+	post_recvs(&m->r[0]);
+	mc_send(m, &m->s, 0xffffff, 44);
+	assert_int_equal(emu_poll_one(b.rcq, IBV_WC_SUCCESS).wr_id, 2);
+	assert_int_equal(emu_poll_one(m->r[0].rcq, IBV_WC_SUCCESS).wr_id, 1);
+	assert_int_equal(ibv_detach_mcast(b.qp, &m->mgid, MLID), 0);
+	assert_int_equal(ibv_destroy_qp(b.qp), 0);
+	mc_send(m, &m->s, 0xffffff, 45);
+	assert_int_equal(emu_poll_one(m->r[0].rcq, IBV_WC_SUCCESS).wr_id, 2);
+	emu_assert_cq_empty(&m->e, b.rcq);
 }
 
 /* A QP of another context of the same adapter is a member like any other. */
@@ -282,6 +295,8 @@ static void test_other_context(void **state)
 	mc_send(m, &m->s, 0xffffff, 51);
 	expect_copy(m, &q2, m->s.qp->qp_num, &m->s);
 	expect_copy(m, &m->r[0], m->s.qp->qp_num, &m->s);
+	assert_int_equal(ibv_destroy_qp(q2.qp), EBUSY);
+	assert_int_equal(ibv_detach_mcast(q2.qp, &m->mgid, MLID), 0);
 	emu_qp_destroy(&q2);
 	emu_env_close(&e2);
 	/* the group lives on without the destroyed member */

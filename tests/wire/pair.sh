@@ -7,13 +7,19 @@
 # PAIR_TIMEOUT seconds (default 60).  PAIR_SERVER_OPTS / PAIR_CLIENT_OPTS
 # add launcher options to one side only; PAIR_HOST is the host the client
 # connects to (default 127.0.0.1); PAIR_SERVER_WRAP / PAIR_CLIENT_WRAP
-# prefix a side's command (e.g. "ip netns exec NS").
+# prefix a side's command (e.g. "ip netns exec NS"); PAIR_WIRE_SEGMENT=auto
+# puts both adapters on a wire segment of their own (MLX4EMU_WIRE_SEGMENT
+# from this process's ID), so that floods of parallel tests do not meet.
 set -u
 run="$1"; opts="$2"; shift 2
 timeout_s="${PAIR_TIMEOUT:-60}"
 host="${PAIR_HOST:-127.0.0.1}"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/pair.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+
+if [ "${PAIR_WIRE_SEGMENT:-}" = auto ]; then
+	MLX4EMU_WIRE_SEGMENT=$((1 + $$ % 16777215)); export MLX4EMU_WIRE_SEGMENT
+fi
 
 # a TCP port nobody listens on, from this process's ID
 port=$((20000 + $$ % 20000))

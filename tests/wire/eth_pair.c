@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/*
+ * eth_pair: raw Ethernet frames from a raw packet QP in one process to a
+ * raw packet QP in another, over the wire between the two adapters.
+ *
+ *   eth_pair -p PORT [-n FRAMES] [-m unicast|broadcast|multicast] [-z]        (receiver)
+ *   eth_pair -p PORT [-n FRAMES] [-m unicast|broadcast|multicast] [-z] HOST   (sender)
+ *
+ * The receiver steers its port MAC, the broadcast MAC and 01:00:5e:00:00:fb
+ * to its QP (flow rules) and tells the sender its MAC over TCP.  The
+ * sender sends FRAMES frames, in windows of WINDOW, to that MAC (unicast)
+ * or to the broadcast or multicast MAC, ether type 0x88b5 (IEEE local
+ * experimental), each with a 4-byte big-endian sequence number and a
+ * pattern of that number, 60 to 1514 bytes long; after each window it
+ * waits until the receiver has them all (so no socket buffer overflows).
+ * The receiver checks every frame byte by byte (destination, source MAC,
+ * type, length, payload) and that each arrives once, in order; both
+ * sides then check the device's counters: FRAMES sent over the wire and
+ * received, none lost.  With -z the frames must reach nobody (the two
+ * adapters share no wire segment): the receiver gets none, the sender's
+ * device sends none over the wire.  Exit 0 when all holds, 1 otherwise.
+ * Every wait is bounded (10 s per window).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/verbs.h>
+
+#define MLX4EMU_CTL_WANT_LOADER
+#include "mlx4emu_ctl.h"
+
+#include "exchange.h"
+#include "peer_io.h"
+
+#define PROG "eth_pair"
+
+#define WINDOW 64
+#define SLOT 2048
+#define ETHER_TYPE 0x88b5
+/* -z: the sender sends this many windows */
+#define NONE_WINDOWS 4
+
+static const uint8_t BCAST[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+static const uint8_t MCAST[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb };
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_qp *qp;
+	struct ibv_mr *mr;
+	uint8_t *buf;		/* WINDOW slots to send from, or receive into */
+	uint8_t mac[6];
+};
+
+
+
+static size_t frame_len(uint32_t seq)
+{
+	return 60 + (seq * 97u) % (1514 - 60 + 1);
+}
+
+static uint8_t pattern(uint32_t seq, size_t i)
+{
+	return (uint8_t)(seq * 131u + i * 7u);
+}
+
+static void build(uint8_t *f, const uint8_t dst[6], const uint8_t src[6], uint32_t seq)
+{
+	size_t len = frame_len(seq);
+
+	memcpy(f, dst, 6);
+	memcpy(f + 6, src, 6);
+	f[12] = ETHER_TYPE >> 8;
+	f[13] = ETHER_TYPE & 0xff;
+	f[14] = (uint8_t)(seq >> 24);
+	f[15] = (uint8_t)(seq >> 16);
+	f[16] = (uint8_t)(seq >> 8);
+	f[17] = (uint8_t)seq;
+	for (size_t i = 18; i < len; i++)
+		f[i] = pattern(seq, i);
+}
+
+/* The port MAC, from the RoCE v1 link-local GID (modified EUI-64). */
+static int port_mac(struct side *s)
+{
+	union ibv_gid gid;
+
+	if (ibv_query_gid(s->ctx, 1, 0, &gid))
+		return peer_fail(PROG, "ibv_query_gid");
+	s->mac[0] = gid.raw[8] ^ 2;
+	s->mac[1] = gid.raw[9];
+	s->mac[2] = gid.raw[10];
+	s->mac[3] = gid.raw[13];
+	s->mac[4] = gid.raw[14];
+	s->mac[5] = gid.raw[15];
+	return 0;
+}
+
+static int to_rts(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT))
+		return peer_fail(PROG, "modify to INIT");
+	a.qp_state = IBV_QPS_RTR;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return peer_fail(PROG, "modify to RTR");
+	a.qp_state = IBV_QPS_RTS;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
+		return peer_fail(PROG, "modify to RTS");
+	return 0;
+}
+
+static int open_side(struct side *s)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_port_attr pa;
+	struct ibv_qp_init_attr qa;
+
+	if (!list || !list[0])
+		return peer_fail(PROG, "no device");
+	s->ctx = ibv_open_device(list[0]);
+	ibv_free_device_list(list);
+	if (!s->ctx || ibv_query_port(s->ctx, 1, &pa))
+		return peer_fail(PROG, "ibv_open_device");
+	if (pa.link_layer != IBV_LINK_LAYER_ETHERNET) {
+		fprintf(stderr, "eth_pair: port 1 is not an Ethernet port\n");
+		return -1;
+	}
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->cq = ibv_create_cq(s->ctx, 2 * WINDOW, NULL, NULL, 0);
+	s->buf = calloc(WINDOW, SLOT);
+	if (!s->pd || !s->cq || !s->buf)
+		return peer_fail(PROG, "PD, CQ or buffer");
+	s->mr = ibv_reg_mr(s->pd, s->buf, WINDOW * SLOT, IBV_ACCESS_LOCAL_WRITE);
+	if (!s->mr)
+		return peer_fail(PROG, "ibv_reg_mr");
+	memset(&qa, 0, sizeof(qa));
+	qa.qp_type = IBV_QPT_RAW_PACKET;
+	qa.send_cq = qa.recv_cq = s->cq;
+	qa.cap.max_send_wr = qa.cap.max_recv_wr = WINDOW;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	s->qp = ibv_create_qp(s->pd, &qa);
+	if (!s->qp)
+		return peer_fail(PROG, "ibv_create_qp");
+	return to_rts(s->qp) || port_mac(s);
+}
+
+static void close_side(struct side *s)
+{
+	if (s->qp)
+		ibv_destroy_qp(s->qp);
+	if (s->mr)
+		ibv_dereg_mr(s->mr);
+	if (s->cq)
+		ibv_destroy_cq(s->cq);
+	if (s->pd)
+		ibv_dealloc_pd(s->pd);
+	if (s->ctx)
+		ibv_close_device(s->ctx);
+	free(s->buf);
+}
+
+/* Takes one CQE within PEER_WAIT_MS; 0, or -1 on a timeout or an error CQE. */
+
+static int post_recv(struct side *s, unsigned slot)
+{
+	struct ibv_sge sge = { (uintptr_t)(s->buf + slot * SLOT), SLOT, s->mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(s->qp, &wr, &bad) ? peer_fail(PROG, "ibv_post_recv") : 0;
+}
+
+static struct ibv_flow *steer(struct side *s, const uint8_t mac[6])
+{
+	/* the spec right after the attribute, as libibverbs reads it */
+	union {
+		struct ibv_flow_attr attr;
+		uint8_t bytes[sizeof(struct ibv_flow_attr) + sizeof(struct ibv_flow_spec_eth)];
+	} r;
+	struct ibv_flow_spec_eth eth;
+	struct ibv_flow *f;
+
+	memset(&r, 0, sizeof(r));
+	memset(&eth, 0, sizeof(eth));
+	r.attr.type = IBV_FLOW_ATTR_NORMAL;
+	r.attr.size = sizeof(r.bytes);
+	r.attr.num_of_specs = 1;
+	r.attr.port = 1;
+	eth.type = IBV_FLOW_SPEC_ETH;
+	eth.size = sizeof(eth);
+	memcpy(eth.val.dst_mac, mac, 6);
+	memset(eth.mask.dst_mac, 0xff, 6);
+	memcpy(r.bytes + sizeof(r.attr), &eth, sizeof(eth));
+	f = ibv_create_flow(s->qp, &r.attr);
+	if (!f)
+		peer_fail(PROG, "ibv_create_flow");
+	return f;
+}
+
+
+
+/* The frame in slot matches sequence number seq from src to dst. */
+static int check_frame(const uint8_t *f, uint32_t len, uint32_t seq, const uint8_t dst[6],
+		       const uint8_t src[6])
+{
+	static uint8_t want[SLOT];
+
+	build(want, dst, src, seq);
+	if (len != frame_len(seq) || memcmp(f, want, len)) {
+		uint32_t got = len >= 18 ? (uint32_t)f[14] << 24 | (uint32_t)f[15] << 16 |
+					   (uint32_t)f[16] << 8 | f[17] : 0;
+
+		fprintf(stderr, "eth_pair: frame %u: %u bytes (expected %zu), sequence %u, "
+			"bytes differ\n", seq, len, frame_len(seq), got);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_counters(bool sender, unsigned n)
+{
+	struct mlx4emu_counters c;
+	struct mlx4emu_ctl ctl;
+
+	if (mlx4emu_ctl_load(&ctl) || ctl.get_counters(&c)) {
+		fprintf(stderr, "eth_pair: run under mlx4emu-run\n");
+		return -1;
+	}
+	printf("eth_pair: device: %llu frames sent over the wire, %llu received, %llu lost, "
+	       "%llu without a receive WQE\n", (unsigned long long)c.wire_frames_sent,
+	       (unsigned long long)c.wire_frames_received,
+	       (unsigned long long)c.wire_frames_lost, (unsigned long long)c.no_wqe_drops);
+	if ((sender ? c.wire_frames_sent : c.wire_frames_received) != n ||
+	    c.wire_frames_lost || c.no_wqe_drops) {
+		fprintf(stderr, "eth_pair: the device's counters disagree\n");
+		return -1;
+	}
+	return 0;
+}
+
+static bool none_expected;
+
+static int receiver(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6])
+{
+	uint8_t peer[6];
+	const uint8_t *dst = dst_kind ? dst_kind : s->mac;
+	uint32_t next = 0;
+
+	if (none_expected)
+		n = 0;
+	for (unsigned i = 0; i < WINDOW; i++)
+		if (post_recv(s, i))
+			return -1;
+	if (peer_write(PROG, fd, s->mac, 6) || peer_read(PROG, fd, peer, 6))
+		return -1;
+	while (next < n) {
+		unsigned w = n - next < WINDOW ? n - next : WINDOW;
+		uint8_t ack = 1;
+
+		for (unsigned i = 0; i < w; i++, next++) {
+			struct ibv_wc wc;
+
+			if (peer_poll_one(PROG, s->cq, &wc) ||
+			    check_frame(s->buf + wc.wr_id * SLOT, wc.byte_len, next, dst, peer) ||
+			    post_recv(s, (unsigned)wc.wr_id))
+				return -1;
+		}
+		if (peer_write(PROG, fd, &ack, 1))
+			return -1;
+	}
+	/* a receiver expecting nothing still acknowledges the sender's
+	 * windows, after a look at its CQ */
+	while (none_expected && next < NONE_WINDOWS) {
+		uint8_t ack = 1;
+
+		usleep(20 * 1000);
+		if (ibv_poll_cq(s->cq, 1, &(struct ibv_wc){ 0 }) != 0) {
+			fprintf(stderr, "eth_pair: a frame reached a port off the segment\n");
+			return -1;
+		}
+		if (peer_write(PROG, fd, &ack, 1))
+			return -1;
+		next++;
+	}
+	/* nothing more comes: no duplicate, no stray frame */
+	usleep(200 * 1000);
+	if (ibv_poll_cq(s->cq, 1, &(struct ibv_wc){ 0 }) != 0) {
+		fprintf(stderr, "eth_pair: a frame beyond the %u sent\n", n);
+		return -1;
+	}
+	printf("eth_pair: %u frames received in order, every byte as sent\n", none_expected ? 0 : n);
+	return check_counters(false, n);
+}
+
+static int sender(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6])
+{
+	uint8_t peer[6];
+	const uint8_t *dst;
+	uint32_t next = 0;
+
+	if (peer_read(PROG, fd, peer, 6) || peer_write(PROG, fd, s->mac, 6))
+		return -1;
+	dst = dst_kind ? dst_kind : peer;
+	if (none_expected)
+		n = NONE_WINDOWS * WINDOW;
+	while (next < n) {
+		unsigned w = n - next < WINDOW ? n - next : WINDOW;
+		uint8_t ack;
+
+		for (unsigned i = 0; i < w; i++) {
+			uint8_t *f = s->buf + i * SLOT;
+			struct ibv_sge sge = { (uintptr_t)f, (uint32_t)frame_len(next + i),
+					       s->mr->lkey };
+			struct ibv_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+						  .opcode = IBV_WR_SEND,
+						  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+			build(f, dst, s->mac, next + i);
+			if (ibv_post_send(s->qp, &wr, &bad))
+				return peer_fail(PROG, "ibv_post_send");
+		}
+		for (unsigned i = 0; i < w; i++) {
+			struct ibv_wc wc;
+
+			if (peer_poll_one(PROG, s->cq, &wc))
+				return -1;
+		}
+		next += w;
+		if (peer_read(PROG, fd, &ack, 1))
+			return -1;
+	}
+	printf("eth_pair: %u frames sent\n", n);
+	return check_counters(true, none_expected ? 0 : n);
+}
+
+int main(int argc, char **argv)
+{
+	struct side s = { 0 };
+	struct ibv_flow *rules[3] = { NULL, NULL, NULL };
+	struct ex_exchange x = { .fd = -1 };
+	const uint8_t *dst_kind = NULL;
+	unsigned n = 1000;
+	int port = 18515, c, rc = 1;
+
+	while ((c = getopt(argc, argv, "p:n:m:z")) != -1) {
+		if (c == 'z')
+			none_expected = true;
+		else if (c == 'p')
+			port = atoi(optarg);
+		else if (c == 'n')
+			n = (unsigned)strtoul(optarg, NULL, 0);
+		else if (c == 'm' && !strcmp(optarg, "broadcast"))
+			dst_kind = BCAST;
+		else if (c == 'm' && !strcmp(optarg, "multicast"))
+			dst_kind = MCAST;
+		else if (c != 'm' || strcmp(optarg, "unicast")) {
+			fprintf(stderr, "usage: eth_pair -p PORT [-n N] [-m unicast|broadcast|"
+				"multicast] [-z] [HOST]\n");
+			return 2;
+		}
+	}
+	if (open_side(&s))
+		goto out;
+	if (optind == argc) {
+		rules[0] = steer(&s, s.mac);
+		rules[1] = steer(&s, BCAST);
+		rules[2] = steer(&s, MCAST);
+		if (!rules[0] || !rules[1] || !rules[2])
+			goto out;
+	}
+	if (ex_exchange_open(&x, optind < argc ? argv[optind] : NULL, (uint16_t)port))
+		goto out;
+	rc = optind < argc ? sender(&s, x.fd, n, dst_kind) : receiver(&s, x.fd, n, dst_kind);
+	rc = (ex_exchange_sync(&x, "end") || rc) ? 1 : 0;
+out:
+	ex_exchange_close(&x);
+	for (int i = 0; i < 3; i++)
+		if (rules[i])
+			ibv_destroy_flow(rules[i]);
+	close_side(&s);
+	return rc;
+}
