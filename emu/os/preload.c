@@ -50,6 +50,7 @@
 #include "wire/faults.h"
 #include "wire/identity.h"
 #include "wire/link.h"
+#include "wire/rcvbuf.h"
 #include "wire/segment.h"
 #include "wire/vxlan.h"
 
@@ -556,6 +557,24 @@ static void report_wire_frames(void)
 	}
 }
 
+/*
+ * At exit, for each port whose socket dropped packets from other
+ * adapters for a full receive buffer, one line: the link credits
+ * (transport/link_credits.h) keep RC traffic within it, so a count here
+ * is UD or UC traffic beyond what the buffer holds, or more adapters
+ * sending here at once than it was sized for.
+ */
+static void report_rcvbuf_drops(void)
+{
+	for (unsigned p = 1; p <= emu_cfg.ports; p++) {
+		uint64_t n = emu_port_rcvbuf_drops(p);
+
+		if (n)
+			fprintf(stderr, "mlx4emu: port %u: %" PRIu64 " packets from other adapters "
+				"lost to a full receive buffer\n", p, n);
+	}
+}
+
 __attribute__((destructor)) static void emu_fini(void)
 {
 	/* a forked child must not remove its parent's tree */
@@ -567,6 +586,7 @@ __attribute__((destructor)) static void emu_fini(void)
 		pthread_mutex_lock(&emu_dev.lock);
 		emu_link_release_held(UINT64_MAX);
 		pthread_mutex_unlock(&emu_dev.lock);
+		report_rcvbuf_drops();
 	}
 	emu_identity_release();
 	emu_vxlan_close();
