@@ -12,7 +12,6 @@
  */
 #include "wire/rcvbuf.h"
 
-#include <linux/sock_diag.h>
 #include <sys/socket.h>
 
 #include "wire/identity.h"
@@ -30,18 +29,6 @@ uint64_t emu_port_rcvbuf(unsigned port)
 	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, &len) || buf < 0)
 		return 0;
 	return (uint64_t)buf;
-}
-
-uint64_t emu_port_rcvbuf_drops(unsigned port)
-{
-	uint32_t mem[SK_MEMINFO_VARS] = { 0 };
-	socklen_t len = sizeof(mem);
-	int fd = emu_port_socket(port);
-
-	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
-	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
-		return 0;
-	return mem[SK_MEMINFO_DROPS];
 }
 
 uint32_t emu_link_truesize(size_t len)

@@ -16,11 +16,6 @@
  * kernel reports it: what its queue may charge), or 0 without a socket. */
 uint64_t emu_port_rcvbuf(unsigned port);
 
-/* Datagrams the port's socket dropped since it was opened (its receive
- * buffer was full), as the kernel counts them (SO_MEMINFO); 0 without a
- * socket or on a kernel that does not say. */
-uint64_t emu_port_rcvbuf_drops(unsigned port);
-
 /* An upper bound of what the kernel charges a receive queue for one
  * datagram carrying `len` bytes of UDP payload (socket buffer, headers,
  * the kernel's own bookkeeping). */
