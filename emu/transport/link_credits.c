@@ -39,8 +39,8 @@ static uint32_t packet_cost(uint32_t mtu)
 
 /*
  * A quarter of the receive buffer (the peer's is set as this port's is),
- * and no more than one QP's window of 4 KiB packets.  The peer's buffer
- * holds at once what this port has in flight to it, the responses to the
+ * and no more than one QP's largest window of 4 KiB packets.  The peer's
+ * buffer holds at once what this port has in flight to it, the responses to the
  * peer's own READs (its credits), and, after a timeout that was not a
  * loss, the first copies of what is sent again: three budgets fit.  The
  * peer drains its socket at the speed of its engine thread, and a deeper
