@@ -14,19 +14,17 @@
  * either stays runnable (spins for 50 us after the last work, then yields
  * until 5 ms) or sleeps at once in ppoll() on an eventfd that every
  * doorbell, command and control call kicks, and on the registered
- * sources' descriptors (the wire's sockets) and deadlines.  Which one is
- * the idle policy's call per idle spell (adapter/idle.h): it stays
- * runnable only while at least 3 of the last 4 spells ended within 50 us
- * (a program driving its device in a loop, where a wake-up per doorbell
- * would cost more than the spin).  Otherwise a runnable engine only
- * competes with the program: next to threads that busy-poll a CQ (two
- * processes over the wire, stock ibv_rc_pingpong without -e) a yielding
- * thread waits out their scheduler slices, milliseconds per hop, where a
- * sleeping one is woken by its socket or eventfd and runs at once.  To
- * make "at once" hold, the thread asks for a 100 us scheduler slice
- * (sched_setattr(), Linux 6.12 on): a woken thread with a shorter slice
- * preempts the running one.  A spell that a kick ended is measured to the
- * kick, not to the wake-up, so that sleeping does not make it look slow.
+ * sources' descriptors (the wire's sockets) and deadlines.  The idle
+ * policy decides per idle spell (adapter/idle.h): it stays runnable while
+ * the program comes back within those 5 ms (no wake-up per doorbell, and
+ * a yield hands the CPU to the program's thread), and sleeps at once when
+ * recent spells were ended by frames from other adapters more than 50 us
+ * later: a runnable engine then holds a CPU that the other process and
+ * the busy-polling program threads need, and a yielding thread waits out
+ * their scheduler slices, milliseconds per hop, where one woken from
+ * ppoll() by its socket runs at once.  To make "at once" hold the thread
+ * asks for a 100 us scheduler slice (Linux 6.12 on): a woken thread with
+ * a shorter slice than the running one preempts it.
  *
  * With polled doorbells (--doorbell=poll) every pass looks at every CQ's
  * arm record, every context's CQ doorbell and BlueFlame buffers and every
@@ -61,7 +59,7 @@
 
 #define QP_BUDGET 64
 #define SPIN_NS EMU_IDLE_SPIN_NS
-#define YIELD_NS 5000000
+#define YIELD_NS EMU_IDLE_YIELD_NS
 #define SLEEP_MIN_NS 20000
 #define SLEEP_MAX_NS 200000
 #define SLEEP_LONG_NS 1000000
@@ -101,6 +99,8 @@ uint64_t emu_now_ns(void)
 
 struct pass {
 	int work;
+	int wire;	/* of it: what the sources with a descriptor did (frames
+			 * from other adapters, and the frames they sent) */
 	int pending;	/* queues waiting out a timer (RNR) or a BlueFlame writer */
 	uint64_t now;	/* read once, when first needed */
 };
@@ -189,9 +189,14 @@ static int engine_pass(struct pass *p, bool with_sources)
 	for (uint32_t i = 0; i < emu_dev.nactive; i++)
 		serve_qp(emu_dev.active[i], p);
 	for (unsigned i = 0; with_sources && i < nsources; i++) {
+		int work;
+
 		if (!p->now)
 			p->now = emu_now_ns();
-		p->work += sources[i].poll(sources[i].arg, p->now);
+		work = sources[i].poll(sources[i].arg, p->now);
+		p->work += work;
+		if (sources[i].fd >= 0)
+			p->wire += work;
 	}
 	return p->work;
 }
@@ -461,7 +466,9 @@ static void *engine_main(void *arg)
 			if (!busy) {
 				uint64_t end = spell_end_ns();
 
-				emu_idle_record(&idle, end > last_work_ns ? end - last_work_ns : 0);
+				/* a frame alone: the wire ended the spell */
+				emu_idle_record(&idle, end > last_work_ns ? end - last_work_ns : 0,
+						p.wire == p.work);
 			}
 			busy = true;
 			naps = 0;

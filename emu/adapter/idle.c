@@ -8,9 +8,11 @@ void emu_idle_history_init(struct emu_idle_history *h)
 	h->quick = SPELL_MASK;
 }
 
-void emu_idle_record(struct emu_idle_history *h, uint64_t spell_ns)
+void emu_idle_record(struct emu_idle_history *h, uint64_t spell_ns, bool by_wire)
 {
-	h->quick = (uint8_t)(((h->quick << 1) | (spell_ns < EMU_IDLE_SPIN_NS)) & SPELL_MASK);
+	bool quick = spell_ns < (by_wire ? EMU_IDLE_SPIN_NS : EMU_IDLE_YIELD_NS);
+
+	h->quick = (uint8_t)(((unsigned)h->quick << 1 | quick) & SPELL_MASK);
 }
 
 bool emu_idle_stay_runnable(const struct emu_idle_history *h)

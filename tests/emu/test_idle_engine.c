@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
  * The engine's idle policy in the device, by its counters: a program that
- * rings a doorbell, reaps the CQE and then sleeps for milliseconds gives
- * the engine only slow idle spells, so after the first few it blocks at
- * once rather than spinning and yielding, and every doorbell (each one a
- * kick of a sleeping engine) is still executed.  Counts only: a 2 ms
- * pause is at least 2 ms on any machine, however loaded.
+ * rings a doorbell, reaps the CQE and then sleeps for longer than the
+ * engine's yield window (5 ms, emu/adapter/idle.h) gives it only slow
+ * idle spells, so after the first few it blocks at once rather than
+ * spinning and yielding, and every doorbell (each one a kick of a
+ * sleeping engine) is still executed.  Counts only: a 6 ms pause is at
+ * least 6 ms on any machine, however loaded.
  */
 #include "emu_test.h"
 
@@ -13,7 +14,7 @@
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE)
 #define ROUNDS 40
-#define PAUSE_NS 2000000L
+#define PAUSE_NS 6000000L
 
 static void write_once(struct emu_qp *a, struct emu_qp *b, uint64_t wr_id)
 {
