@@ -22,9 +22,10 @@
  * later: a runnable engine then holds a CPU that the other process and
  * the busy-polling program threads need, and a yielding thread waits out
  * their scheduler slices, milliseconds per hop, where one woken from
- * ppoll() by its socket runs at once.  To make "at once" hold the thread
- * asks for a 100 us scheduler slice (Linux 6.12 on): a woken thread with
- * a shorter slice than the running one preempts it.
+ * ppoll() by its socket runs at once.  To make "at once" hold, the thread
+ * asks for a 100 us scheduler slice while it sleeps at once (Linux 6.12
+ * on, set_short_slice()): a woken thread with a shorter slice than the
+ * running one preempts it.
  *
  * With polled doorbells (--doorbell=poll) every pass looks at every CQ's
  * arm record, every context's CQ doorbell and BlueFlame buffers and every
@@ -404,26 +405,40 @@ struct sched_attr_v0 {
 	uint64_t sched_period;
 };
 
-/*
- * Asks for a short scheduler slice (sched_runtime of SCHED_OTHER, Linux
- * 6.12 on; earlier kernels accept and ignore it): a thread woken with a
- * shorter slice than the running one may preempt it at once, so the
- * engine, woken by a doorbell or a frame, runs before a thread that
- * busy-polls a CQ has used up its slice (0.7 ms times 1 + log2 of the
- * CPUs).  Policy, nice value and reset-on-fork are kept, and a thread the
- * program made real-time is left alone.
- */
-static void request_short_slice(void)
-{
-	struct sched_attr_v0 a;
+/* The engine thread's scheduling attributes, read once: a thread the
+ * program made real-time (or SCHED_IDLE) keeps what it has. */
+static struct sched_attr_v0 engine_attr;
+static bool engine_attr_fair;
 
-	if (syscall(SYS_sched_getattr, 0, &a, sizeof(a), 0) != 0 ||
-	    (a.sched_policy != SCHED_OTHER && a.sched_policy != SCHED_BATCH))
+static void read_engine_attr(void)
+{
+	engine_attr_fair = syscall(SYS_sched_getattr, 0, &engine_attr, sizeof(engine_attr), 0) == 0 &&
+			   (engine_attr.sched_policy == SCHED_OTHER ||
+			    engine_attr.sched_policy == SCHED_BATCH);
+	engine_attr.size = sizeof(engine_attr);
+	engine_attr.sched_flags &= 1;	/* SCHED_FLAG_RESET_ON_FORK; no utilisation clamps */
+}
+
+/*
+ * While the engine sleeps at once, it asks for a short scheduler slice
+ * (sched_runtime of SCHED_OTHER, Linux 6.12 on; earlier kernels accept
+ * and ignore it): a thread woken with a shorter slice than the running
+ * one may preempt it at once, so the engine, woken by a frame or a
+ * doorbell, runs before a thread that busy-polls a CQ has used up its
+ * slice (0.7 ms times 1 + log2 of the CPUs).  While it stays runnable it
+ * takes the default slice back: a yield moves a thread's deadline by one
+ * slice, and a short one would hand the CPU to the program's thread for
+ * no time at all.  Policy, nice value and reset-on-fork are kept.
+ */
+static void set_short_slice(bool short_slice)
+{
+	static bool is_short;
+
+	if (!engine_attr_fair || short_slice == is_short)
 		return;
-	a.size = sizeof(a);
-	a.sched_flags &= 1;	/* SCHED_FLAG_RESET_ON_FORK; no utilisation clamps */
-	a.sched_runtime = SLICE_NS;
-	(void)syscall(SYS_sched_setattr, 0, &a, 0);
+	is_short = short_slice;
+	engine_attr.sched_runtime = short_slice ? SLICE_NS : 0;
+	(void)syscall(SYS_sched_setattr, 0, &engine_attr, 0);
 }
 
 /* When the work that ends an idle spell came: at the kick that woke the
@@ -442,7 +457,7 @@ static void *engine_main(void *arg)
 	bool busy = false, stay_runnable = true;
 
 	(void)arg;
-	request_short_slice();
+	read_engine_attr();
 	emu_idle_history_init(&idle);
 	while (!atomic_load_explicit(&emu_dev.stop, memory_order_relaxed)) {
 		uint64_t kick = atomic_load(&emu_dev.kick);
@@ -479,6 +494,7 @@ static void *engine_main(void *arg)
 			last_work_ns = now_ns;
 			busy = false;
 			stay_runnable = emu_idle_stay_runnable(&idle) || any_ctx_polled();
+			set_short_slice(!stay_runnable);
 			if (stay_runnable)
 				EMU_CTR_INC(idle_runnable);
 			else
