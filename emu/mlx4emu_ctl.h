@@ -62,6 +62,10 @@ struct mlx4emu_counters {
 					 * full, oversize, no socket), dropped
 					 * by a full receive buffer, not VXLAN,
 					 * or a flood of another segment */
+	/* idle spells of the engine (from a pass without work to the next
+	 * with work), by how it waited (emu/README.md, "The engine"): */
+	uint64_t engine_idle_runnable;	/* spun, then yielded */
+	uint64_t engine_idle_asleep;	/* blocked in ppoll() at once */
 };
 
 /* Stops the engine after its current pass; returns 0. Nests: no. */

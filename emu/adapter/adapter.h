@@ -263,6 +263,7 @@ struct emu_qp {
 struct emu_counters_raw {
 	atomic_uint_fast64_t wqes, cqes, error_cqes, comp_events, async_events;
 	atomic_uint_fast64_t strict_errors, bf_wqes, rnr_naks, packets, passes;
+	atomic_uint_fast64_t idle_runnable, idle_asleep;
 };
 
 struct emu_fault_cfg {

@@ -11,11 +11,21 @@
  * and every queue of a context whose pages were written without a trap.
  * A valid WQE that was never announced is not executed; with debug on a
  * scan every 100 ms names it ("no doorbell").  Between passes the thread
- * spins for 50 us after the last work, then sleeps in ppoll() on an
- * eventfd that every doorbell, command and control call kicks, and on the
- * registered sources' descriptors and deadlines.  (Until 5 ms after the
- * last work it yields the CPU rather than sleep: a data path posts again
- * within microseconds, and a wake-up per doorbell costs more.)
+ * either stays runnable (spins for 50 us after the last work, then yields
+ * until 5 ms) or sleeps at once in ppoll() on an eventfd that every
+ * doorbell, command and control call kicks, and on the registered
+ * sources' descriptors (the wire's sockets) and deadlines.  The idle
+ * policy decides per idle spell (adapter/idle.h): it stays runnable while
+ * the program comes back within those 5 ms (no wake-up per doorbell, and
+ * a yield hands the CPU to the program's thread), and sleeps at once when
+ * recent spells were ended by frames from other adapters more than 50 us
+ * later: a runnable engine then holds a CPU that the other process and
+ * the busy-polling program threads need, and a yielding thread waits out
+ * their scheduler slices, milliseconds per hop, where one woken from
+ * ppoll() by its socket runs at once.  To make "at once" hold, the thread
+ * asks for a 100 us scheduler slice while it sleeps at once (Linux 6.12
+ * on, set_short_slice()): a woken thread with a shorter slice than the
+ * running one preempts it.
  *
  * With polled doorbells (--doorbell=poll) every pass looks at every CQ's
  * arm record, every context's CQ doorbell and BlueFlame buffers and every
@@ -24,13 +34,16 @@
  * to 5 ms, then naps in ppoll() with growing timeouts (up to 200 us, 1 ms
  * after about 50 ms more, never past a source's deadline).  Counting time
  * rather than passes keeps a busy program from pushing the engine into
- * its naps when passes happen to be quick.
+ * its naps when passes happen to be quick.  (There is no kick to wake it,
+ * so the idle policy does not apply; nor to a queue waiting out an RNR
+ * timer or a BlueFlame writer, due within microseconds.)
  */
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,14 +52,15 @@
 #include "adapter/engine.h"
 #include "adapter/wqe.h"
 #include "adapter/doorbell.h"
+#include "adapter/idle.h"
 #include "adapter/objects.h"
 #include "adapter/send.h"
 #include "base/guard.h"
 #include "base/libc.h"
 
 #define QP_BUDGET 64
-#define SPIN_NS 50000
-#define YIELD_NS 5000000
+#define SPIN_NS EMU_IDLE_SPIN_NS
+#define YIELD_NS EMU_IDLE_YIELD_NS
 #define SLEEP_MIN_NS 20000
 #define SLEEP_MAX_NS 200000
 #define SLEEP_LONG_NS 1000000
@@ -55,6 +69,8 @@
 #define DRAIN_PASSES 64
 
 #define MAX_SOURCES 8
+/* the scheduler slice the engine thread asks for: the shortest Linux grants */
+#define SLICE_NS 100000u
 
 /* Zero bytes only (glibc's mutex initializer is zero), so that the
  * tables, tens of MB, sit in .bss and not in the file: one non-zero
@@ -70,6 +86,9 @@ static unsigned nsources;
 
 static atomic_uint_fast64_t last_busy_seq;
 static atomic_int pending_work;
+/* when the first kick came while the engine slept (0: none since it went
+ * to sleep): there its idle spell ended (adapter/idle.h) */
+static atomic_uint_fast64_t kicked_asleep_ns;
 
 uint64_t emu_now_ns(void)
 {
@@ -81,6 +100,8 @@ uint64_t emu_now_ns(void)
 
 struct pass {
 	int work;
+	int wire;	/* of it: what the sources with a descriptor did (frames
+			 * from other adapters, and the frames they sent) */
 	int pending;	/* queues waiting out a timer (RNR) or a BlueFlame writer */
 	uint64_t now;	/* read once, when first needed */
 };
@@ -169,9 +190,14 @@ static int engine_pass(struct pass *p, bool with_sources)
 	for (uint32_t i = 0; i < emu_dev.nactive; i++)
 		serve_qp(emu_dev.active[i], p);
 	for (unsigned i = 0; with_sources && i < nsources; i++) {
+		int work;
+
 		if (!p->now)
 			p->now = emu_now_ns();
-		p->work += sources[i].poll(sources[i].arg, p->now);
+		work = sources[i].poll(sources[i].arg, p->now);
+		p->work += work;
+		if (sources[i].fd >= 0)
+			p->wire += work;
 	}
 	return p->work;
 }
@@ -308,6 +334,7 @@ static void sleep_on_sources(uint64_t ns, uint64_t kick_seen)
 		if (sources[i].fd >= 0)
 			fds[n++] = (struct pollfd){ .fd = sources[i].fd, .events = POLLIN };
 	pthread_mutex_unlock(&emu_dev.lock);
+	atomic_store(&kicked_asleep_ns, 0);
 	atomic_store(&emu_dev.sleeping, true);
 	/* a kick between the last pass and here must not be slept through */
 	if (atomic_load(&emu_dev.kick) == kick_seen && !atomic_load(&emu_dev.stop))
@@ -329,19 +356,23 @@ static bool any_ctx_polled(void)
 
 /*
  * quiet_ns: time since a pass last found work; naps: sleeps taken since
- * then (sets the length of the next one).
+ * then (sets the length of the next one); stay_runnable: the idle policy's
+ * word for this spell (adapter/idle.h).  Polled doorbells wake nobody, and
+ * a queue waiting out a timer or a BlueFlame writer is due within
+ * microseconds: there the engine stays runnable whatever the policy says.
  */
 static void idle_wait(uint64_t now, uint64_t quiet_ns, uint64_t naps,
-		      uint64_t kick_seen, int pending)
+		      uint64_t kick_seen, int pending, bool stay_runnable)
 {
 	bool polled = any_ctx_polled();
+	bool runnable = stay_runnable || polled || pending;
 	uint64_t ns;
 
-	if (quiet_ns < SPIN_NS) {
+	if (runnable && quiet_ns < SPIN_NS) {
 		__builtin_ia32_pause();
 		return;
 	}
-	if (quiet_ns < YIELD_NS) {
+	if (runnable && quiet_ns < YIELD_NS) {
 		sched_yield();
 		return;
 	}
@@ -361,12 +392,73 @@ static void idle_wait(uint64_t now, uint64_t quiet_ns, uint64_t naps,
 		sleep_on_sources(ns, kick_seen);
 }
 
+/* The layout of struct sched_attr up to sched_period (the kernel's
+ * SCHED_ATTR_SIZE_VER0, 48 bytes; glibc 2.36 has no wrapper). */
+struct sched_attr_v0 {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+/* The engine thread's scheduling attributes, read once: a thread the
+ * program made real-time (or SCHED_IDLE) keeps what it has. */
+static struct sched_attr_v0 engine_attr;
+static bool engine_attr_fair;
+
+static void read_engine_attr(void)
+{
+	engine_attr_fair = syscall(SYS_sched_getattr, 0, &engine_attr, sizeof(engine_attr), 0) == 0 &&
+			   (engine_attr.sched_policy == SCHED_OTHER ||
+			    engine_attr.sched_policy == SCHED_BATCH);
+	engine_attr.size = sizeof(engine_attr);
+	engine_attr.sched_flags &= 1;	/* SCHED_FLAG_RESET_ON_FORK; no utilisation clamps */
+}
+
+/*
+ * While the engine sleeps at once, it asks for a short scheduler slice
+ * (sched_runtime of SCHED_OTHER, Linux 6.12 on; earlier kernels accept
+ * and ignore it): a thread woken with a shorter slice than the running
+ * one may preempt it at once, so the engine, woken by a frame or a
+ * doorbell, runs before a thread that busy-polls a CQ has used up its
+ * slice (0.7 ms times 1 + log2 of the CPUs).  While it stays runnable it
+ * takes the default slice back: a yield moves a thread's deadline by one
+ * slice, and a short one would hand the CPU to the program's thread for
+ * no time at all.  Policy, nice value and reset-on-fork are kept.
+ */
+static void set_short_slice(bool short_slice)
+{
+	static bool is_short;
+
+	if (!engine_attr_fair || short_slice == is_short)
+		return;
+	is_short = short_slice;
+	engine_attr.sched_runtime = short_slice ? SLICE_NS : 0;
+	(void)syscall(SYS_sched_setattr, 0, &engine_attr, 0);
+}
+
+/* When the work that ends an idle spell came: at the kick that woke the
+ * engine, or now when a frame, a deadline or nothing woke it. */
+static uint64_t spell_end_ns(void)
+{
+	uint64_t kicked = atomic_exchange(&kicked_asleep_ns, 0);
+
+	return kicked ? kicked : emu_now_ns();
+}
+
 static void *engine_main(void *arg)
 {
 	uint64_t naps = 0, last_work_ns = emu_now_ns(), now_ns, last_scan_ns = 0;
-	int busy = 0;
+	struct emu_idle_history idle;
+	bool busy = false, stay_runnable = true;
 
 	(void)arg;
+	read_engine_attr();
+	emu_idle_history_init(&idle);
 	while (!atomic_load_explicit(&emu_dev.stop, memory_order_relaxed)) {
 		uint64_t kick = atomic_load(&emu_dev.kick);
 		uint64_t seq = atomic_load_explicit(&emu_dev.pass_seq, memory_order_relaxed);
@@ -384,15 +476,29 @@ static void *engine_main(void *arg)
 		atomic_store_explicit(&emu_dev.pass_seq, seq + 1, memory_order_release);
 		EMU_CTR_INC(passes);
 		if (p.work) {
-			/* the clock is read on the first idle pass, not per busy one */
-			busy = 1;
+			/* the clock is read when a spell begins and ends, not per
+			 * busy pass */
+			if (!busy) {
+				uint64_t end = spell_end_ns();
+
+				/* a frame alone: the wire ended the spell */
+				emu_idle_record(&idle, end > last_work_ns ? end - last_work_ns : 0,
+						p.wire == p.work);
+			}
+			busy = true;
 			naps = 0;
 			continue;
 		}
 		now_ns = emu_now_ns();
 		if (busy) {
 			last_work_ns = now_ns;
-			busy = 0;
+			busy = false;
+			stay_runnable = emu_idle_stay_runnable(&idle) || any_ctx_polled();
+			set_short_slice(!stay_runnable);
+			if (stay_runnable)
+				EMU_CTR_INC(idle_runnable);
+			else
+				EMU_CTR_INC(idle_asleep);
 		}
 		if (emu_cfg.debug && emu_cfg.doorbell_trap && now_ns - last_scan_ns >= NODB_NS / 4) {
 			last_scan_ns = now_ns;
@@ -400,7 +506,7 @@ static void *engine_main(void *arg)
 			scan_no_doorbell(now_ns);
 			pthread_mutex_unlock(&emu_dev.lock);
 		}
-		idle_wait(now_ns, now_ns - last_work_ns, naps, kick, p.pending);
+		idle_wait(now_ns, now_ns - last_work_ns, naps, kick, p.pending, stay_runnable);
 		/* a QP waiting out an RNR timer keeps the pauses short */
 		if (!p.pending && now_ns - last_work_ns >= YIELD_NS)
 			naps++;
@@ -413,9 +519,14 @@ void emu_engine_kick(void)
 	static const uint64_t one = 1;
 
 	atomic_fetch_add(&emu_dev.kick, 1);
-	/* write(2) is async-signal-safe: kicks may come from signal handlers */
-	if (atomic_load(&emu_dev.sleeping) && emu_dev.wake_fd >= 0)
+	/* write(2), clock_gettime(2) and lock-free atomics are async-signal-
+	 * safe: kicks may come from signal handlers */
+	if (atomic_load(&emu_dev.sleeping) && emu_dev.wake_fd >= 0) {
+		uint_fast64_t none = 0;
+
+		atomic_compare_exchange_strong(&kicked_asleep_ns, &none, emu_now_ns());
 		(void)!emu_real_write(emu_dev.wake_fd, &one, sizeof(one));
+	}
 }
 
 static void engine_stop(void)

@@ -119,6 +119,8 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 	out->rnr_naks = atomic_load(&emu_dev.ctr.rnr_naks);
 	out->packets = atomic_load(&emu_dev.ctr.packets);
 	out->engine_passes = atomic_load(&emu_dev.ctr.passes);
+	out->engine_idle_runnable = atomic_load(&emu_dev.ctr.idle_runnable);
+	out->engine_idle_asleep = atomic_load(&emu_dev.ctr.idle_asleep);
 	out->mtu_drops = emu_port_oversize_drops(1) + emu_port_oversize_drops(2);
 	out->link_down_drops = emu_port_link_down_drops(1) + emu_port_link_down_drops(2);
 	out->no_wqe_drops = emu_port_no_wqe_drops(1) + emu_port_no_wqe_drops(2);
