@@ -527,14 +527,33 @@ static void emu_start(void)
 		  emu_cfg.device_id, emu_cfg.ports, emu_sysfs_root());
 }
 
+/* The same for the port's RoCEv2 packets (every link layer). */
+static void report_wire_packets(unsigned p)
+{
+	struct emu_link_counters c;
+
+	emu_link_counters(p, &c);
+	if (!c.tx_packets && !c.rx_packets && !c.tx_lost && !c.rx_overflow && !c.rx_bad)
+		return;
+	if (!c.tx_lost && !c.rx_overflow && !c.rx_bad && !emu_cfg.debug)
+		return;
+	fprintf(stderr,
+		"mlx4emu: port %u RoCEv2 over the wire: %" PRIu64 " packets sent, %" PRIu64
+		" received; lost: %" PRIu64 " on send, %" PRIu64 " receive buffer overflow, %"
+		PRIu64 " bad ICRC or framing\n",
+		p, c.tx_packets, c.rx_packets, c.tx_lost, c.rx_overflow, c.rx_bad);
+}
+
 /*
- * At exit, for each Ethernet port that exchanged frames with other
+ * At exit, for each port that exchanged packets or frames with other
  * adapters and lost any on the way (or always with --debug), one line:
- * what crossed the wire and where frames were lost, so that no loss is
+ * what crossed the wire and where they were lost, so that no loss is
  * silent.
  */
 static void report_wire_frames(void)
 {
+	for (unsigned p = 1; p <= emu_cfg.ports; p++)
+		report_wire_packets(p);
 	for (unsigned p = 1; p <= emu_cfg.ports; p++) {
 		struct emu_vxlan_counters v;
 		uint64_t no_wqe = emu_port_no_wqe_drops(p), lost;

@@ -3,10 +3,11 @@
  * The requester: a posted RC WQE becomes an entry of the QP's ring with
  * its PSN range (one PSN per packet of path MTU; a READ takes one PSN per
  * response packet), and is sent as far as the windows allow: at most
- * EMU_RC_WINDOW unacknowledged PSNs and max_rd_atomic READ/atomic
- * requests.  After a NAK, a timeout or an RNR wait, sending starts again
- * at a PSN (go-back-N); a READ resumed in the middle asks for the rest of
- * its range only.  UC WQEs are sent at once and complete when queued.
+ * EMU_RC_WINDOW unacknowledged PSNs, responses of a READ included (its
+ * whole range must fit), and max_rd_atomic READ/atomic requests.  After
+ * a NAK, a timeout or an RNR wait, sending starts again at a PSN
+ * (go-back-N); a READ resumed in the middle asks for the rest of its
+ * range only.  UC WQEs are sent at once and complete when queued.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -177,6 +178,21 @@ static uint64_t ack_timeout_ns(const struct emu_qp *qp)
 	return qp->timeout ? 4096ull << (qp->timeout & 31) : 0;
 }
 
+/*
+ * A READ's response packets take one PSN each and come back as fast as
+ * the responder can send them: the requester asks only for responses that
+ * fit in its window, as it sends no more data packets than fit, so that
+ * a burst of responses never outruns what the window lets the receiver
+ * hold.  A READ longer than the window goes when nothing is outstanding.
+ */
+static bool read_fits(const struct rc_requester *r, const struct rc_wqe *w, uint32_t psn)
+{
+	uint32_t last = emu_psn_add(w->first_psn, w->npkts - 1);
+
+	return w->opcode != EMU_OP_RDMA_READ || psn == r->una_psn ||
+	       emu_psn_diff(last, r->una_psn) < EMU_RC_WINDOW;
+}
+
 void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 {
 	struct rc_requester *r = &c->req;
@@ -199,7 +215,7 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 		if (emu_psn_diff(psn, r->una_psn) >= EMU_RC_WINDOW)
 			break;
 		if (rc_is_rd_atomic(w->opcode)) {
-			if (r->rd_atomic >= rd_max)
+			if (r->rd_atomic >= rd_max || !read_fits(r, w, psn))
 				break;
 			send_request(c, w, r->send_pkt);
 			r->rd_atomic++;

@@ -22,6 +22,8 @@
 #include "wire/identity.h"
 #include "wire/vxlan.h"
 
+/* packets one pass reads from a port at most before it goes on */
+#define RX_WORK_MAX 2048
 #define RX_BATCH 64
 /* The engine tells sources apart by their arg: the RoCE sources of the
  * ports are 1 and 2, the Ethernet ones this + port. */
@@ -122,18 +124,20 @@ static uint64_t timers_deadline(void *arg)
 
 static int port_poll(void *arg, uint64_t now_ns)
 {
+	/* engine thread only; too large for its stack */
+	static struct emu_rx rx[EMU_LINK_RX_MAX];
 	unsigned port = (unsigned)(uintptr_t)arg;
-	struct emu_rx rx[RX_BATCH];
 	int n, work = 0;
+	bool more;
 
 	(void)now_ns;
 	do {
-		n = emu_link_recv(port, rx, RX_BATCH);
+		n = emu_link_recv(port, rx, EMU_LINK_RX_MAX, &more);
 		for (int i = 0; i < n; i++)
 			dispatch(&rx[i]);
 		work += n;
 		rc_flush_acks();
-	} while (n == RX_BATCH && work < 4 * RX_BATCH);
+	} while (more && work < RX_WORK_MAX);
 	work += emu_link_flush();
 	return work;
 }

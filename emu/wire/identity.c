@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -43,7 +44,7 @@ static bool port_is_eth(unsigned port)
 	return emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
 }
 
-int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, bool count_drops)
+int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, unsigned opts)
 {
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET,
@@ -59,8 +60,12 @@ int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, bool count_drops)
 	/* bursts of a window of full-MTU packets must not overflow */
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
-	if (count_drops)
+	if (opts & EMU_UDP_COUNT_DROPS)
 		setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &on, sizeof(on));
+	/* a run of one peer's datagrams may come up as one (the reader cuts
+	 * it apart); a kernel without UDP_GRO hands them over one by one */
+	if (opts & EMU_UDP_GRO)
+		setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on));
 	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0)
 		return fd;
 	err = errno;
@@ -86,7 +91,7 @@ static int claim_auto(struct port_id *p)
 		uint32_t lid = EMU_AUTO_LID_FIRST + (start + i) % span;
 		uint32_t addr = 0x7f000000u | lid;
 
-		p->fd = emu_wire_udp_bind(addr, EMU_ROCE_UDP_PORT, false);
+		p->fd = emu_wire_udp_bind(addr, EMU_ROCE_UDP_PORT, EMU_UDP_COUNT_DROPS | EMU_UDP_GRO);
 		if (p->fd >= 0) {
 			p->addr = addr;
 			return 0;
@@ -112,7 +117,7 @@ static int claim_given(struct port_id *p, uint32_t addr, bool ib)
 			"InfiniBand port and must be in [1, 0xbfff]\n", text);
 		return -1;
 	}
-	p->fd = emu_wire_udp_bind(addr, EMU_ROCE_UDP_PORT, false);
+	p->fd = emu_wire_udp_bind(addr, EMU_ROCE_UDP_PORT, EMU_UDP_COUNT_DROPS | EMU_UDP_GRO);
 	if (p->fd < 0) {
 		fprintf(stderr, "mlx4emu: cannot bind a UDP socket to %s:%u: %s\n", text,
 			EMU_ROCE_UDP_PORT, strerrordesc_np(errno));

@@ -37,12 +37,22 @@ int emu_identity_claim(void);
 /* Closes the sockets (destructor). */
 void emu_identity_release(void);
 
+/* Options of emu_wire_udp_bind(). */
+enum {
+	/* the kernel counts the datagrams a full receive buffer dropped
+	 * (SO_RXQ_OVFL control data on every message read) */
+	EMU_UDP_COUNT_DROPS = 1u << 0,
+	/* the kernel may hand over a run of one peer's datagrams as one
+	 * (UDP_GRO control data gives the segment size) */
+	EMU_UDP_GRO = 1u << 1,
+};
+
 /*
  * A non-blocking UDP socket bound to addr:udp_port (both host order) with
- * 4 MiB buffers; count_drops asks the kernel for the count of datagrams a
- * full receive buffer dropped (SO_RXQ_OVFL).  -1 with errno on failure.
+ * 4 MiB buffers and the EMU_UDP_* options in `opts`.  -1 with errno on
+ * failure.
  */
-int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, bool count_drops);
+int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, unsigned opts);
 
 /* The port's address and its bound, non-blocking UDP socket (-1: none). */
 uint32_t emu_port_addr(unsigned port);

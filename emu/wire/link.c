@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -20,6 +21,14 @@
 
 #define BATCH 64
 #define MAX_PAYLOAD 4096
+/* UDP segmentation offload (UDP_SEGMENT, Linux 4.18): packets at most
+ * per datagram (the kernel's UDP_MAX_SEGMENTS is 64 or more) and the UDP
+ * payload limit of IPv4 */
+#define GSO_MAX_SEGS 64
+#define GSO_MAX_BYTES 65507u
+/* one datagram as UDP receive offload (UDP_GRO) may coalesce it */
+#define RX_MSG_BYTES 65536
+#define RX_MSGS (EMU_LINK_RX_MAX / GSO_MAX_SEGS)
 
 struct tx_slot {
 	uint8_t buf[EMU_LINK_MAX_PACKET];
@@ -39,8 +48,23 @@ static uint64_t emu_link_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static uint8_t rx_buf[BATCH][EMU_LINK_MAX_PACKET + 64];
-static atomic_uint_fast64_t rx_dropped;
+static uint8_t rx_buf[RX_MSGS][RX_MSG_BYTES];
+
+/* What each port lost on the way (read by any thread, hence atomic). */
+struct link_port {
+	atomic_uint_fast64_t tx_packets, tx_lost, rx_packets, rx_overflow, rx_bad;
+	uint32_t ovfl_seen;	/* the socket's SO_RXQ_OVFL count last read */
+};
+
+static struct link_port link_ports[2];
+
+static void add(atomic_uint_fast64_t *c, uint64_t n)
+{
+	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+/* cleared when the kernel refuses a segmented send: one datagram per
+ * packet from then on */
+static bool gso_ok = true;
 
 /* Pads the packet, appends its ICRC; returns the length with it. */
 static size_t seal(uint8_t *pkt, size_t len, uint32_t src, uint32_t dst)
@@ -179,31 +203,103 @@ uint64_t emu_link_next_held(void)
 	return emu_faults_next_due();
 }
 
+/*
+ * How many packets from tx[i] (of tx[i, end)) go as one datagram that the
+ * kernel cuts back into them (UDP_SEGMENT): consecutive packets to the
+ * same peer, all as long as the first but the last, which may be shorter.
+ * On the wire, and to the peer's socket, each is its own datagram again.
+ */
+static unsigned gso_run(unsigned i, unsigned end)
+{
+	size_t seg = tx[i].len, total = seg;
+	unsigned k = 1;
+
+	if (!gso_ok)
+		return 1;
+	while (i + k < end && k < GSO_MAX_SEGS && tx[i + k].len <= seg &&
+	       tx[i + k].to.sin_addr.s_addr == tx[i].to.sin_addr.s_addr &&
+	       total + tx[i + k].len <= GSO_MAX_BYTES) {
+		total += tx[i + k].len;
+		if (tx[i + k++].len < seg)
+			break;
+	}
+	return k;
+}
+
+/* The kernel cannot segment on this socket or route (no UDP_SEGMENT, a
+ * device without checksum offload): send packet by packet. */
+static bool gso_refused(int err)
+{
+	return err == EIO || err == EINVAL || err == EOPNOTSUPP || err == ENOPROTOOPT ||
+	       err == EMSGSIZE;
+}
+
+/* Packets in messages [from, from + count) of a batch of nmsg messages
+ * over n packets, pkt0[i] the first packet of message i. */
+static unsigned packets_in(const unsigned *pkt0, unsigned from, unsigned count,
+			   unsigned nmsg, unsigned n)
+{
+	unsigned end = from + count;
+
+	return (end < nmsg ? pkt0[end] : n) - pkt0[from];
+}
+
 /* Sends tx[first, first + n), all from one port. */
-static int send_run(unsigned first, unsigned n)
+static void send_run(unsigned first, unsigned n)
 {
 	struct mmsghdr m[BATCH];
 	struct iovec v[BATCH];
+	/* control messages are aligned as cmsghdr is: to size_t */
+	struct {
+		_Alignas(size_t) char buf[CMSG_SPACE(sizeof(uint16_t))];
+	} ctl[BATCH];
+	unsigned pkt0[BATCH];	/* first packet of each message */
 	int fd = emu_port_socket(tx[first].port);
-	unsigned done = 0;
+	struct link_port *lp = &link_ports[tx[first].port - 1];
+	unsigned nmsg = 0, done = 0;
 
 	for (unsigned i = 0; i < n; i++)
-		emu_mmsg_entry(&m[i], &v[i], tx[first + i].buf, tx[first + i].len,
+		v[i] = (struct iovec){ tx[first + i].buf, tx[first + i].len };
+	for (unsigned i = 0; i < n; nmsg++) {
+		unsigned k = gso_run(first + i, first + n);
+
+		pkt0[nmsg] = i;
+		emu_mmsg_entry(&m[nmsg], &v[i], tx[first + i].buf, tx[first + i].len,
 			       &tx[first + i].to);
-	while (done < n) {
-		int r = sendmmsg(fd, m + done, n - done, 0);
+		m[nmsg].msg_hdr.msg_iovlen = k;	/* the run's packets, one iovec each */
+		if (k > 1) {
+			struct cmsghdr *c = (struct cmsghdr *)ctl[nmsg].buf;
+			uint16_t seg = (uint16_t)tx[first + i].len;
+
+			c->cmsg_level = SOL_UDP;
+			c->cmsg_type = UDP_SEGMENT;
+			c->cmsg_len = CMSG_LEN(sizeof(seg));
+			memcpy(CMSG_DATA(c), &seg, sizeof(seg));
+			m[nmsg].msg_hdr.msg_control = ctl[nmsg].buf;
+			m[nmsg].msg_hdr.msg_controllen = sizeof(ctl[nmsg].buf);
+		}
+		i += k;
+	}
+	while (done < nmsg) {
+		int r = sendmmsg(fd, m + done, nmsg - done, 0);
 
 		if (r > 0) {
+			add(&lp->tx_packets, packets_in(pkt0, done, (unsigned)r, nmsg, n));
 			done += (unsigned)r;
 			continue;
 		}
 		if (r < 0 && errno == EINTR)
 			continue;
+		if (r < 0 && m[done].msg_hdr.msg_iovlen > 1 && gso_refused(errno)) {
+			gso_ok = false;
+			send_run(first + pkt0[done], n - pkt0[done]);
+			return;
+		}
 		/* ECONNREFUSED (a peer gone), EAGAIN (buffer full): the
-		 * packet is lost on the wire; skip it */
+		 * packets are lost on the wire, counted; skip them */
+		add(&lp->tx_lost, m[done].msg_hdr.msg_iovlen);
 		done++;
 	}
-	return (int)n;
 }
 
 int emu_link_flush(void)
@@ -216,7 +312,8 @@ int emu_link_flush(void)
 
 		while (first + n < ntx && tx[first + n].port == tx[first].port)
 			n++;
-		sent += send_run(first, n);
+		send_run(first, n);
+		sent += (int)n;
 		first += n;
 	}
 	ntx = 0;
@@ -236,37 +333,110 @@ static bool icrc_ok(const uint8_t *pkt, size_t len, uint32_t src, uint32_t dst)
 	return !memcmp(icrc, pkt + len - 4, 4);
 }
 
-int emu_link_recv(unsigned port, struct emu_rx *rx, int max)
+/*
+ * A received message's control data: returns the segment size of a
+ * datagram that UDP receive offload coalesced from several (UDP_GRO), or
+ * 0; adds what the socket's drop count (SO_RXQ_OVFL) grew by since the
+ * last message to the port's overflow count.
+ */
+static size_t rx_control(struct link_port *lp, struct msghdr *h)
 {
-	struct mmsghdr m[BATCH];
-	struct iovec v[BATCH];
-	struct sockaddr_in from[BATCH];
-	int fd = emu_port_socket(port), r, n = 0;
+	size_t seg = 0;
 
-	if (fd < 0)
+	if (h->msg_flags & MSG_CTRUNC)
+		EMU_TRACE("wire: control data of a received datagram truncated");
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+		if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			seg = v > 0 ? (size_t)v : 0;
+		} else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
+			uint32_t dropped;
+
+			memcpy(&dropped, CMSG_DATA(c), sizeof(dropped));
+			add(&lp->rx_overflow, (uint32_t)(dropped - lp->ovfl_seen));
+			lp->ovfl_seen = dropped;
+		}
+	}
+	return seg;
+}
+
+/* One packet of a datagram: checked, captured, handed out. */
+static int take_packet(unsigned port, uint32_t src, uint8_t *p, size_t len,
+		       struct emu_rx *rx)
+{
+	if (len < EMU_BTH_BYTES + 4 || (len & 3) ||
+	    !icrc_ok(p, len, src, emu_port_addr(port))) {
+		add(&link_ports[port - 1].rx_bad, 1);
 		return 0;
-	if (max > BATCH)
-		max = BATCH;
-	for (int i = 0; i < max; i++)
+	}
+	add(&link_ports[port - 1].rx_packets, 1);
+	emu_capture_packet(src, emu_port_addr(port), p, len);
+	*rx = (struct emu_rx){ src, port, p, len - 4 };
+	return 1;
+}
+
+int emu_link_recv(unsigned port, struct emu_rx *rx, int max, bool *more)
+{
+	struct mmsghdr m[RX_MSGS];
+	struct iovec v[RX_MSGS];
+	struct sockaddr_in from[RX_MSGS];
+	/* room for both control messages: UDP_GRO and SO_RXQ_OVFL */
+	struct {
+		_Alignas(size_t) char buf[CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(uint32_t))];
+	} ctl[RX_MSGS];
+	int fd = emu_port_socket(port), r, n = 0;
+	struct link_port *lp;
+	/* a coalesced datagram holds at most GSO_MAX_SEGS packets */
+	unsigned vlen = (unsigned)max / GSO_MAX_SEGS;
+
+	*more = false;
+	if (fd < 0 || !vlen)
+		return 0;
+	lp = &link_ports[port - 1];
+	if (vlen > RX_MSGS)
+		vlen = RX_MSGS;
+	for (unsigned i = 0; i < vlen; i++) {
 		emu_mmsg_entry(&m[i], &v[i], rx_buf[i], sizeof(rx_buf[i]), &from[i]);
-	r = recvmmsg(fd, m, (unsigned)max, MSG_DONTWAIT, NULL);
+		m[i].msg_hdr.msg_control = ctl[i].buf;
+		m[i].msg_hdr.msg_controllen = sizeof(ctl[i].buf);
+	}
+	r = recvmmsg(fd, m, vlen, MSG_DONTWAIT, NULL);
+	*more = r == (int)vlen;
 	for (int i = 0; i < r; i++) {
-		size_t len = m[i].msg_len;
+		size_t len = m[i].msg_len, seg = rx_control(lp, &m[i].msg_hdr);
 		uint32_t src = ntohl(from[i].sin_addr.s_addr);
 
-		if ((m[i].msg_hdr.msg_flags & MSG_TRUNC) || len < EMU_BTH_BYTES + 4 ||
-		    (len & 3) || ntohs(from[i].sin_port) != EMU_ROCE_UDP_PORT ||
-		    !icrc_ok(rx_buf[i], len, src, emu_port_addr(port))) {
-			atomic_fetch_add(&rx_dropped, 1);
+		if (!len || (m[i].msg_hdr.msg_flags & MSG_TRUNC) ||
+		    ntohs(from[i].sin_port) != EMU_ROCE_UDP_PORT) {
+			add(&lp->rx_bad, 1);
 			continue;
 		}
-		emu_capture_packet(src, emu_port_addr(port), rx_buf[i], len);
-		rx[n++] = (struct emu_rx){ src, port, rx_buf[i], len - 4 };
+		if (!seg || seg > len)
+			seg = len;
+		for (size_t off = 0; off < len; off += seg) {
+			if (n == max) {
+				/* more packets in one datagram than UDP
+				 * receive offload coalesces: never seen, but
+				 * counted rather than written past rx */
+				add(&lp->rx_bad, 1);
+				continue;
+			}
+			n += take_packet(port, src, rx_buf[i] + off,
+					 len - off < seg ? len - off : seg, rx + n);
+		}
 	}
 	return n;
 }
 
-uint64_t emu_link_rx_dropped(void)
+void emu_link_counters(unsigned port, struct emu_link_counters *out)
 {
-	return atomic_load(&rx_dropped);
+	const struct link_port *lp = &link_ports[port - 1];
+
+	out->tx_packets = atomic_load(&lp->tx_packets);
+	out->tx_lost = atomic_load(&lp->tx_lost);
+	out->rx_packets = atomic_load(&lp->rx_packets);
+	out->rx_overflow = atomic_load(&lp->rx_overflow);
+	out->rx_bad = atomic_load(&lp->rx_bad);
 }

@@ -3,13 +3,18 @@
  * Frames between adapters: a RoCEv2 packet (BTH ... payload, pad, ICRC) is
  * the payload of one UDP datagram from the port's address:4791 to the
  * peer's address:4791.  Outgoing packets are copied into a queue and sent
- * in batches (sendmmsg) by emu_link_flush(); incoming ones are read in
- * batches (recvmmsg) and handed out with their ICRC checked and removed.
+ * in batches (sendmmsg) by emu_link_flush(), runs of equal-length packets
+ * to one peer as one segmented send (UDP_SEGMENT) that the kernel cuts
+ * into one datagram per packet; incoming ones are read in batches
+ * (recvmmsg, with UDP_GRO so that the kernel may hand over a run of one
+ * peer's datagrams at once) and handed out one packet each with their
+ * ICRC checked and removed.
  * Called by the engine thread only (emu_dev.lock held).
  */
 #ifndef MLX4EMU_WIRE_LINK_H
 #define MLX4EMU_WIRE_LINK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -49,15 +54,32 @@ struct emu_rx {
 	size_t len;		/* without the ICRC */
 };
 
-/*
- * Reads up to `max` packets that arrived on `port` (non-blocking).
- * Packets with a bad ICRC, too short, or not from port 4791 are dropped
- * and counted.  The buffers stay valid until the next call.  Returns the
- * number of packets.
- */
-int emu_link_recv(unsigned port, struct emu_rx *rx, int max);
+/* Packets one emu_link_recv() call may hand out at most. */
+#define EMU_LINK_RX_MAX 2048
 
-/* Packets dropped on receive for a bad ICRC or framing. */
-uint64_t emu_link_rx_dropped(void);
+/*
+ * Reads the packets that arrived on `port` (non-blocking) into rx[0, max):
+ * max / 64 datagrams at most (at most EMU_LINK_RX_MAX / 64), as one
+ * datagram that UDP receive offload coalesced holds up to 64 packets of
+ * one peer, cut apart here.  Packets with a bad ICRC, too short, or not
+ * from port 4791 are dropped and counted.  The buffers stay valid until
+ * the next call.  Returns the number of packets; *more is set when every
+ * datagram slot was filled (more may be waiting).
+ */
+int emu_link_recv(unsigned port, struct emu_rx *rx, int max, bool *more);
+
+/* What a port's RoCEv2 socket carried and lost (port 1 or 2). */
+struct emu_link_counters {
+	uint64_t tx_packets;	/* handed to the kernel */
+	uint64_t tx_lost;	/* refused on send (socket buffer full, a
+				 * peer gone) */
+	uint64_t rx_packets;	/* received with a good ICRC */
+	uint64_t rx_overflow;	/* dropped by a full receive buffer
+				 * (SO_RXQ_OVFL) */
+	uint64_t rx_bad;	/* a bad ICRC, too short, truncated, or not
+				 * from UDP port 4791 */
+};
+
+void emu_link_counters(unsigned port, struct emu_link_counters *out);
 
 #endif

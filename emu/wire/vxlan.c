@@ -49,7 +49,7 @@ int emu_vxlan_open(void)
 	for (unsigned p = 1; p <= emu_cfg.ports; p++) {
 		uint32_t a = emu_port_addr(p);
 
-		tunnels[p - 1].fd = emu_wire_udp_bind(a, EMU_VXLAN_UDP_PORT, true);
+		tunnels[p - 1].fd = emu_wire_udp_bind(a, EMU_VXLAN_UDP_PORT, EMU_UDP_COUNT_DROPS);
 		if (tunnels[p - 1].fd < 0)
 			fprintf(stderr,
 				"mlx4emu: port %u: cannot bind UDP %u.%u.%u.%u:%u (%s): its "
