@@ -5,8 +5,9 @@
  *
  *   requester (rc_requester.c)  send WQEs -> request packets: segmentation
  *                               by path MTU, PSNs, a window of
- *                               outstanding packets and of READ/atomic
- *                               requests (max_rd_atomic), go-back-N
+ *                               outstanding packets (rc_window.h)
+ *                               and of READ/atomic requests
+ *                               (max_rd_atomic), go-back-N
  *                               retransmission from a PSN
  *   responder (rc_responder.c)  request packets -> execution at this
  *                               adapter's QP: PSN checks, duplicates,
@@ -24,11 +25,10 @@
 #define MLX4EMU_TRANSPORT_RC_H
 
 #include "adapter/remote.h"
+#include "transport/rc_window.h"
 #include "wire/link.h"
 #include "wire/roce.h"
 
-/* request PSNs in flight at most (unacknowledged packets) */
-#define EMU_RC_WINDOW 256
 /* atomics the responder remembers for duplicates */
 #define EMU_RC_REPLAY 16
 
@@ -65,6 +65,7 @@ struct rc_requester {
 	uint32_t send_pkt;
 	uint32_t post_psn;	/* PSN the next posted WQE gets */
 	uint32_t una_psn;	/* oldest PSN not acknowledged */
+	struct rc_window window;	/* PSNs from una_psn that may be sent */
 	uint32_t rd_atomic;	/* READ/atomic requests sent, not complete */
 	uint32_t read_rewind_psn;	/* last READ re-request for a gap */
 	uint64_t retry_due_ns;	/* local ACK timer; 0: not running */

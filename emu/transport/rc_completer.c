@@ -10,7 +10,8 @@
  * end the WQE with their syndrome.  No progress for the local ACK timeout
  * (4.096 us x 2^timeout): send again from the oldest unacknowledged PSN,
  * up to retry_cnt times, then RETRY_EXC_ERR.  The QP is then in ERR and
- * every later WQE is flushed.
+ * every later WQE is flushed.  Acknowledged PSNs grow the requester's
+ * window, losses halve it (rc_window.h).
  */
 #include "adapter/engine.h"
 #include "adapter/responder.h"
@@ -75,6 +76,18 @@ static void progress(struct emu_rc_conn *c, uint64_t now_ns)
 	}
 }
 
+/* The PSNs before `next` are acknowledged: una_psn moves on to it, and
+ * the window grows by what that covers. */
+static void acknowledge_to(struct rc_requester *r, uint32_t next)
+{
+	int32_t d = emu_psn_diff(next, r->una_psn);
+
+	if (d <= 0)
+		return;
+	rc_window_acked(&r->window, (uint32_t)d);
+	r->una_psn = next;
+}
+
 /* Retires the WQEs that the acknowledgement of every PSN up to `psn`
  * completes (SEND/WRITE wholly covered, local completions behind them);
  * returns how many. */
@@ -84,8 +97,7 @@ static int ack_through(struct emu_rc_conn *c, uint32_t psn)
 	struct rc_wqe *w;
 	int n = 0;
 
-	if (emu_psn_diff(psn, r->una_psn) >= 0)
-		r->una_psn = emu_psn_add(psn, 1);
+	acknowledge_to(r, emu_psn_add(psn, 1));
 	while ((w = head_wqe(r)) && c->qp->state != EMU_QPS_ERR) {
 		if (!w->local && (rc_is_rd_atomic(w->opcode) ||
 				  emu_psn_diff(last_psn(w), psn) > 0))
@@ -180,6 +192,7 @@ static void on_ack(struct emu_rc_conn *c, uint32_t psn, uint8_t syn, uint64_t no
 	if (kind == EMU_AETH_RNR_NAK) {
 		on_rnr_nak(c, psn, syn & 0x1f, now_ns);
 	} else if ((syn & 0x1f) == EMU_NAK_PSN_SEQ) {
+		rc_window_loss(&r->window);
 		rc_req_rewind(c, psn);
 	} else {
 		EMU_TRACE("QPN 0x%x: NAK code %u for PSN 0x%x", c->qp->qpn, syn & 0x1f, psn);
@@ -224,6 +237,7 @@ static void on_read_response(struct emu_rc_conn *c, uint8_t bop, uint32_t psn,
 		/* a response was lost: ask for the rest once per gap */
 		if (r->read_rewind_psn != expect) {
 			r->read_rewind_psn = expect;
+			rc_window_loss(&r->window);
 			rc_req_rewind(c, expect);
 		}
 		return;
@@ -238,8 +252,7 @@ static void on_read_response(struct emu_rc_conn *c, uint8_t bop, uint32_t psn,
 		return;
 	}
 	w->resp_pkts++;
-	if (emu_psn_diff(psn, r->una_psn) >= 0)
-		r->una_psn = emu_psn_add(psn, 1);
+	acknowledge_to(r, emu_psn_add(psn, 1));
 	if (last)
 		retire(c, 0);
 	retire_locals(c);
@@ -257,7 +270,7 @@ static void on_atomic_ack(struct emu_rc_conn *c, uint32_t psn, uint64_t orig,
 	if (!w || w->local || (w->opcode != EMU_OP_ATOMIC_CS && w->opcode != EMU_OP_ATOMIC_FA) ||
 	    w->first_psn != psn || c->qp->state == EMU_QPS_ERR)
 		return;
-	r->una_psn = emu_psn_add(psn, 1);
+	acknowledge_to(r, emu_psn_add(psn, 1));
 	/* the original value lands in host order, as the in-process path
 	 * leaves it */
 	retire(c, place(c, w, 0, (const uint8_t *)&orig, 8) ? EMU_SYN_LOCAL_PROT : 0);
@@ -323,6 +336,7 @@ void rc_comp_timer(struct emu_rc_conn *c, uint64_t now_ns)
 		return;
 	}
 	r->retry_left--;
+	rc_window_loss(&r->window);
 	rc_req_rewind(c, resume_psn(r, w));
 	rc_req_transmit(c, now_ns);
 	if (!r->retry_due_ns && qp->timeout) {

@@ -3,8 +3,9 @@
  * The requester: a posted RC WQE becomes an entry of the QP's ring with
  * its PSN range (one PSN per packet of path MTU; a READ takes one PSN per
  * response packet), and is sent as far as the windows allow: at most
- * EMU_RC_WINDOW unacknowledged PSNs, responses of a READ included (its
- * whole range must fit), and max_rd_atomic READ/atomic requests.  After
+ * the window's unacknowledged PSNs (rc_window.h), responses of a READ
+ * included (its whole range must fit), and max_rd_atomic READ/atomic
+ * requests.  After
  * a NAK, a timeout or an RNR wait, sending starts again at a PSN
  * (go-back-N); a READ resumed in the middle asks for the rest of its
  * range only.  UC WQEs are sent at once and complete when queued.
@@ -32,6 +33,7 @@ void rc_req_init(struct emu_rc_conn *c)
 	r->head = r->send = r->tail = r->send_pkt = 0;
 	r->post_psn = r->una_psn = qp->sq_psn & EMU_PSN_MASK;
 	r->read_rewind_psn = emu_psn_add(r->una_psn, EMU_PSN_MASK);
+	rc_window_init(&r->window);
 	r->rd_atomic = 0;
 	r->retry_due_ns = r->rnr_due_ns = 0;
 	r->retry_left = qp->retry_cnt;
@@ -190,7 +192,7 @@ static bool read_fits(const struct rc_requester *r, const struct rc_wqe *w, uint
 	uint32_t last = emu_psn_add(w->first_psn, w->npkts - 1);
 
 	return w->opcode != EMU_OP_RDMA_READ || psn == r->una_psn ||
-	       emu_psn_diff(last, r->una_psn) < EMU_RC_WINDOW;
+	       emu_psn_diff(last, r->una_psn) < (int32_t)r->window.size;
 }
 
 void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
@@ -212,7 +214,7 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 			r->send++;
 			continue;
 		}
-		if (emu_psn_diff(psn, r->una_psn) >= EMU_RC_WINDOW)
+		if (emu_psn_diff(psn, r->una_psn) >= (int32_t)r->window.size)
 			break;
 		if (rc_is_rd_atomic(w->opcode)) {
 			if (r->rd_atomic >= rd_max || !read_fits(r, w, psn))

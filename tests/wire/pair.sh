@@ -21,22 +21,40 @@ if [ "${PAIR_WIRE_SEGMENT:-}" = auto ]; then
 	MLX4EMU_WIRE_SEGMENT=$((1 + $$ % 16777215)); export MLX4EMU_WIRE_SEGMENT
 fi
 
-# a TCP port nobody listens on, from this process's ID
-port=$((20000 + $$ % 20000))
-while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
-	port=$((port + 1))
-done
+# A TCP port nobody listens on, drawn at random: suites run pairs in
+# parallel, and ports derived from neighbouring process IDs would meet.
+pick_port() {
+	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000))
+	while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
+		port=$((port + 1))
+	done
+}
 
-# shellcheck disable=SC2086
-${PAIR_SERVER_WRAP:-} timeout -k 5 "$timeout_s" "$run" $opts ${PAIR_SERVER_OPTS:-} -- \
-	"$@" -p "$port" >"$dir/server.out" 2>&1 &
-server=$!
-# the client connects once the server listens (at most 20 s)
-tries=0
-while [ $tries -lt 200 ]; do
-	${PAIR_SERVER_WRAP:-} ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && break
-	kill -0 "$server" 2>/dev/null || break
-	sleep 0.1; tries=$((tries + 1))
+# Starts the server and waits until it listens (at most 20 s).  Fails when
+# the server exits first: another run may have taken the port between the
+# check above and the server's bind.
+start_server() {
+	# shellcheck disable=SC2086
+	${PAIR_SERVER_WRAP:-} timeout -k 5 "$timeout_s" "$run" $opts ${PAIR_SERVER_OPTS:-} -- \
+		"$@" -p "$port" >"$dir/server.out" 2>&1 &
+	server=$!
+	tries=0
+	while [ $tries -lt 200 ]; do
+		${PAIR_SERVER_WRAP:-} ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
+		kill -0 "$server" 2>/dev/null || return 1
+		sleep 0.1; tries=$((tries + 1))
+	done
+	return 0
+}
+
+attempt=1
+pick_port
+until start_server "$@" || [ $attempt -ge 3 ]; do
+	wait "$server"
+	echo "--- server exit $? before listening on port $port; another port:"
+	cat "$dir/server.out"
+	attempt=$((attempt + 1))
+	pick_port
 done
 # shellcheck disable=SC2086
 ${PAIR_CLIENT_WRAP:-} timeout -k 5 "$timeout_s" "$run" $opts ${PAIR_CLIENT_OPTS:-} -- \
