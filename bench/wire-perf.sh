@@ -92,44 +92,54 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f\n", a / b; else print "-" }'
 }
 
+# counts KIND SIZE: the messages ($n) of one run of that size and the
+# example's arguments ($exargs): bandwidth runs of 16 KiB and more send a
+# quarter as many
+counts() {
+	if [ "$1" = bw ]; then
+		n=$msgs
+		[ "$2" -ge 16384 ] && n=$((msgs / 4))
+		exargs="-s $2 -n $n -b 16 --signal-every 16"
+	else
+		n=$rtts
+		exargs="-s $2 -n $n"
+	fi
+}
+
+# table KIND EXAMPLE EX_FIGURE PT_FIGURE WIDTH OP...: a row per size: the
+# example in one process and in two (EX_FIGURE of each output), 2-proc /
+# 1-proc, then ib_<OP>_<KIND> between two processes (PT_FIGURE) for each
+# OP, in columns WIDTH wide
+table() {
+	kind=$1 prog=$2 ex_fig=$3 pt_fig=$4 width=$5
+	shift 5
+	printf "%8s | %9s %9s %6s |" bytes 1-proc 2-proc ratio
+	for p in "$@"; do printf " %${width}s" "ib_${p}_$kind"; done
+	echo
+	for s in $sizes; do
+		counts "$kind" "$s"
+		# shellcheck disable=SC2086
+		solo "$dir/$kind.1.$s" "$prog" $exargs
+		# shellcheck disable=SC2086
+		pair "$dir/$kind.2.$s" "$prog" $exargs
+		for p in "$@"; do
+			pair "$dir/$p.$kind.$s" "ib_${p}_$kind" -s "$s" -n "$n" -F
+		done
+		one=$(dash "$("$ex_fig" "$dir/$kind.1.$s")")
+		two=$(dash "$("$ex_fig" "$dir/$kind.2.$s.client")")
+		row=$(printf "%8s | %9s %9s %6s |" "$s" "$one" "$two" "$(ratio "$two" "$one")")
+		for p in "$@"; do
+			row="$row$(printf " %${width}s" "$(dash "$("$pt_fig" "$dir/$p.$kind.$s.client")")")"
+		done
+		echo "$row"
+	done
+}
+
 echo "# wire-perf: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# bandwidth, MB/s (10^6 B/s)"
-printf "%8s | %9s %9s %6s | %11s %11s %11s\n" bytes 1-proc 2-proc ratio \
-	ib_write_bw ib_read_bw ib_send_bw
-for s in $sizes; do
-	n=$msgs
-	[ "$s" -ge 16384 ] && n=$((msgs / 4))
-	bw="-s $s -n $n -b 16 --signal-every 16"
-	# shellcheck disable=SC2086
-	solo "$dir/bw1.$s" "$ex/rdma_write_bw" $bw
-	# shellcheck disable=SC2086
-	pair "$dir/bw2.$s" "$ex/rdma_write_bw" $bw
-	for p in write read send; do
-		pair "$dir/$p.bw.$s" "ib_${p}_bw" -s "$s" -n "$n" -F
-	done
-	one=$(dash "$(ex_mbps "$dir/bw1.$s")")
-	two=$(dash "$(ex_mbps "$dir/bw2.$s.client")")
-	printf "%8s | %9s %9s %6s | %11s %11s %11s\n" "$s" "$one" "$two" "$(ratio "$two" "$one")" \
-		"$(dash "$(pt_bw "$dir/write.bw.$s.client")")" \
-		"$(dash "$(pt_bw "$dir/read.bw.$s.client")")" \
-		"$(dash "$(pt_bw "$dir/send.bw.$s.client")")"
-done
+table bw "$ex/rdma_write_bw" ex_mbps pt_bw 11 write read send
 echo "# latency, usec (examples: round trip; ib_write_lat, ib_send_lat: half; ib_read_lat: one READ)"
-printf "%8s | %9s %9s %6s | %12s %12s %12s\n" bytes 1-proc 2-proc ratio \
-	ib_write_lat ib_send_lat ib_read_lat
-for s in $sizes; do
-	solo "$dir/rtt1.$s" "$ex/rc_pingpong" -s "$s" -n "$rtts"
-	pair "$dir/rtt2.$s" "$ex/rc_pingpong" -s "$s" -n "$rtts"
-	for p in write send read; do
-		pair "$dir/$p.lat.$s" "ib_${p}_lat" -s "$s" -n "$rtts" -F
-	done
-	one=$(dash "$(ex_p50 "$dir/rtt1.$s")")
-	two=$(dash "$(ex_p50 "$dir/rtt2.$s.client")")
-	printf "%8s | %9s %9s %6s | %12s %12s %12s\n" "$s" "$one" "$two" "$(ratio "$two" "$one")" \
-		"$(dash "$(pt_lat "$dir/write.lat.$s.client")")" \
-		"$(dash "$(pt_lat "$dir/send.lat.$s.client")")" \
-		"$(dash "$(pt_lat "$dir/read.lat.$s.client")")"
-done
+table lat "$ex/rc_pingpong" ex_p50 pt_lat 12 write send read
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ -e "$dir/failed" ]; then
 	echo "# some runs failed: their output is in $dir"

@@ -23,11 +23,15 @@ int mlx4dv_priv_cq_layout_check(const struct mlx4dv_cq *dv)
 	return 0;
 }
 
-/* libmlx4's layout of ibcq, checked. */
+/* libmlx4's layout of ibcq, checked: first that ibcq is libmlx4's at all
+ * (the raw read casts to its struct), then that the header can drive it. */
 static int cq_layout(struct ibv_cq *ibcq, struct mlx4dv_cq *dv)
 {
-	int ret = mlx4dv_priv_raw_cq(ibcq, dv);
+	int ret = mlx4dv_priv_context_check(ibcq->context);
 
+	if (ret)
+		return ret;
+	ret = mlx4dv_priv_raw_cq(ibcq, dv);
 	if (ret)
 		return ret;
 	return mlx4dv_priv_cq_layout_check(dv);
@@ -42,9 +46,6 @@ int mlx4dv_cq_ring_init(struct mlx4dv_cq_ring *cq, struct ibv_cq *ibcq,
 
 	if (!cq || !ibcq || flags)
 		return EINVAL;
-	ret = mlx4dv_priv_context_check(ibcq->context);
-	if (ret)
-		return ret;
 	ret = cq_layout(ibcq, &dv);
 	if (ret)
 		return ret;
@@ -99,9 +100,6 @@ int mlx4dv_cq_ring_resize(struct mlx4dv_cq_ring *cq, struct ibv_cq *ibcq,
 
 	if (!cq || !ibcq || cqe > INT_MAX)
 		return EINVAL;
-	ret = mlx4dv_priv_context_check(ibcq->context);
-	if (ret)
-		return ret;
 	ret = cq_layout(ibcq, &dv);
 	if (ret)
 		return ret;

@@ -3,12 +3,41 @@
 #include "base/config.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 struct emu_config emu_cfg;
+
+/*
+ * A message about setting `name` (MLX4EMU_FOO_BAR), naming it both ways a
+ * user may have given it: the mlx4emu-run option that sets it (every
+ * MLX4EMU_FOO_BAR is --foo-bar) and the variable, as in
+ * "mlx4emu: --ports / MLX4EMU_PORTS: 3 is not in [1, 2]".
+ */
+__attribute__((format(printf, 2, 3)))
+static void setting_msg(const char *name, const char *fmt, ...)
+{
+	static const char prefix[] = "MLX4EMU_";
+	char option[64], text[256];
+	const char *n = name;
+	size_t i = 0;
+	va_list ap;
+
+	if (!strncmp(n, prefix, sizeof(prefix) - 1))
+		n += sizeof(prefix) - 1;
+	for (; *n && i < sizeof(option) - 1; n++, i++)
+		option[i] = *n == '_' ? '-' : (char)tolower((unsigned char)*n);
+	option[i] = '\0';
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	/* one write: the line stays whole beside other processes' output */
+	fprintf(stderr, "mlx4emu: --%s / %s: %s\n", option, name, text);
+}
 
 static int parse_uint(const char *name, unsigned long min, unsigned long max,
 		      unsigned long def, unsigned long *out)
@@ -22,8 +51,7 @@ static int parse_uint(const char *name, unsigned long min, unsigned long max,
 		return 0;
 	x = strtoul(v, &end, 0);
 	if (*end || x < min || x > max) {
-		fprintf(stderr, "mlx4emu: %s=%s is not in [%lu, %lu]\n", name, v,
-			min, max);
+		setting_msg(name, "%s is not in [%lu, %lu]", v, min, max);
 		return -1;
 	}
 	*out = x;
@@ -47,7 +75,7 @@ static int parse_bool(const char *name, bool def, bool *out)
 		*out = false;
 		return 0;
 	}
-	fprintf(stderr, "mlx4emu: %s=%s is not a boolean\n", name, v);
+	setting_msg(name, "%s is not a boolean", v);
 	return -1;
 }
 
@@ -86,7 +114,7 @@ static int parse_link_layers(void)
 			 !strcasecmp(tok, "roce"))
 			emu_cfg.link_layer[i] = EMU_LL_ETH;
 		else {
-			fprintf(stderr, "mlx4emu: MLX4EMU_LINK_LAYER: bad value '%s'\n", tok);
+			setting_msg("MLX4EMU_LINK_LAYER", "bad value '%s'", tok);
 			return -1;
 		}
 	}
@@ -115,7 +143,7 @@ static int parse_macs(void)
 	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
 	     tok = strtok_r(NULL, ",", &save), i++) {
 		if (parse_mac(tok, emu_cfg.mac[i])) {
-			fprintf(stderr, "mlx4emu: MLX4EMU_MAC: bad MAC '%s'\n", tok);
+			setting_msg("MLX4EMU_MAC", "bad MAC '%s'", tok);
 			return -1;
 		}
 		emu_cfg.mac_set[i] = true;
@@ -148,7 +176,7 @@ static int parse_addrs(void)
 	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
 	     tok = strtok_r(NULL, ",", &save), i++) {
 		if (parse_ipv4(tok, &emu_cfg.addr[i]) || !emu_cfg.addr[i]) {
-			fprintf(stderr, "mlx4emu: MLX4EMU_ADDR: bad IPv4 address '%s'\n", tok);
+			setting_msg("MLX4EMU_ADDR", "bad IPv4 address '%s'", tok);
 			return -1;
 		}
 	}
@@ -176,9 +204,8 @@ static int parse_lid_map(void)
 		lid = strtoul(tok, &end, 0);
 		if (!eq || *end || end == tok || lid < 1 || lid > 0xbfff ||
 		    parse_ipv4(eq + 1, &addr) || emu_cfg.nlid_map == EMU_LID_MAP_MAX) {
-			fprintf(stderr, "mlx4emu: MLX4EMU_LID_MAP: bad entry '%s' (LID=IPv4, "
-				"LID in [1, 0xbfff], at most %d entries)\n", tok,
-				EMU_LID_MAP_MAX);
+			setting_msg("MLX4EMU_LID_MAP", "bad entry '%s' (LID=IPv4, LID in "
+				    "[1, 0xbfff], at most %d entries)", tok, EMU_LID_MAP_MAX);
 			return -1;
 		}
 		emu_cfg.lid_map[emu_cfg.nlid_map].lid = (uint16_t)lid;
@@ -201,7 +228,7 @@ static int parse_pci_addr(unsigned *bus, unsigned *slot, unsigned *fn)
 	if (v && *v &&
 	    (sscanf(v, "%x:%x:%x.%x%n", &dom, bus, slot, fn, &n) != 4 || v[n] ||
 	     dom > 0xffff || *bus > 0xff || *slot > 0x1f || *fn > 7)) {
-		fprintf(stderr, "mlx4emu: MLX4EMU_PCI_ADDR=%s is not dddd:bb:dd.f\n", v);
+		setting_msg("MLX4EMU_PCI_ADDR", "%s is not dddd:bb:dd.f", v);
 		return -1;
 	}
 	snprintf(emu_cfg.pci_addr, sizeof(emu_cfg.pci_addr), "%04x:%02x:%02x.%x",
@@ -235,14 +262,13 @@ static int parse_ifnames(unsigned bus, unsigned slot, unsigned fn)
 	     tok = strtok_r(NULL, ",", &save), i++) {
 		if (strlen(tok) >= sizeof(emu_cfg.ifname[i]) || strchr(tok, '/') ||
 		    !strcmp(tok, ".") || !strcmp(tok, "..")) {
-			fprintf(stderr, "mlx4emu: MLX4EMU_IFNAME: bad name '%s'\n", tok);
+			setting_msg("MLX4EMU_IFNAME", "bad name '%s'", tok);
 			return -1;
 		}
 		snprintf(emu_cfg.ifname[i], sizeof(emu_cfg.ifname[i]), "%s", tok);
 	}
 	if (!strcmp(emu_cfg.ifname[0], emu_cfg.ifname[1])) {
-		fprintf(stderr, "mlx4emu: MLX4EMU_IFNAME: both ports named '%s'\n",
-			emu_cfg.ifname[0]);
+		setting_msg("MLX4EMU_IFNAME", "both ports named '%s'", emu_cfg.ifname[0]);
 		return -1;
 	}
 	return 0;
@@ -280,11 +306,11 @@ static int parse_doorbell(void)
 	}
 	if (!strcasecmp(v, "trap")) {
 		if (!can_trap)
-			fprintf(stderr, "mlx4emu: MLX4EMU_DOORBELL=trap needs x86-64; polling\n");
+			setting_msg("MLX4EMU_DOORBELL", "trap needs x86-64; polling");
 		emu_cfg.doorbell_trap = can_trap;
 		return 0;
 	}
-	fprintf(stderr, "mlx4emu: MLX4EMU_DOORBELL=%s: expected trap or poll\n", v);
+	setting_msg("MLX4EMU_DOORBELL", "%s: expected trap or poll", v);
 	return -1;
 }
 
@@ -315,8 +341,8 @@ static int parse_fault(const char *name, uint64_t *n, uint8_t *syndrome,
 	}
 	return 0;
 bad:
-	fprintf(stderr, "mlx4emu: %s=%s: expected N%s[:id] with N >= 1\n", name, v,
-		with_syndrome ? "[:syndrome]" : "");
+	setting_msg(name, "%s: expected N%s[:id] with N >= 1", v,
+		    with_syndrome ? "[:syndrome]" : "");
 	return -1;
 }
 
@@ -373,9 +399,9 @@ static int parse_wire_fault(const char *name, bool usec_first, uint32_t def_seco
 		}
 	}
 bad:
-	fprintf(stderr, "mlx4emu: %s=%s: expected %s\n", name, v,
-		usec_first ? "USEC[:PCT] (USEC <= 10000000, PCT 0..100)" :
-		us ? "PCT[:USEC] (PCT 0..100, USEC 1..10000000)" : "PCT (0..100)");
+	setting_msg(name, "%s: expected %s", v,
+		    usec_first ? "USEC[:PCT] (USEC <= 10000000, PCT 0..100)" :
+		    us ? "PCT[:USEC] (PCT 0..100, USEC 1..10000000)" : "PCT (0..100)");
 	return -1;
 }
 
@@ -395,7 +421,7 @@ static int parse_wire_faults(void)
 	if (seed && *seed) {
 		emu_cfg.wire_seed = strtoull(seed, &end, 0);
 		if (*end || *seed == '-') {
-			fprintf(stderr, "mlx4emu: MLX4EMU_WIRE_SEED=%s is not a number\n", seed);
+			setting_msg("MLX4EMU_WIRE_SEED", "%s is not a number", seed);
 			err = -1;
 		}
 	}
@@ -417,7 +443,7 @@ int emu_config_load(void)
 	err |= parse_lid_map();
 	err |= parse_uint("MLX4EMU_CQE_SIZE", 32, 64, 32, &x);
 	if (x != 32 && x != 64) {
-		fprintf(stderr, "mlx4emu: MLX4EMU_CQE_SIZE must be 32 or 64\n");
+		setting_msg("MLX4EMU_CQE_SIZE", "%lu: must be 32 or 64", x);
 		err = -1;
 	}
 	emu_cfg.cqe_size = (unsigned)x;
@@ -425,7 +451,7 @@ int emu_config_load(void)
 	emu_cfg.bf_reg_size = b ? 512 : 0;
 	err |= parse_uint("MLX4EMU_DEVICE_ID", 0, 0xffff, 0x1003, &x);
 	if (x != 0x1003 && x != 0x1007) {
-		fprintf(stderr, "mlx4emu: MLX4EMU_DEVICE_ID must be 0x1003 or 0x1007\n");
+		setting_msg("MLX4EMU_DEVICE_ID", "0x%lx: must be 0x1003 or 0x1007", x);
 		err = -1;
 	}
 	emu_cfg.device_id = (unsigned)x;
@@ -460,7 +486,7 @@ int emu_config_load(void)
 	if (emu_cfg.cross_cable &&
 	    (emu_cfg.ports != 2 || emu_cfg.link_layer[0] != EMU_LL_ETH ||
 	     emu_cfg.link_layer[1] != EMU_LL_ETH)) {
-		fprintf(stderr, "mlx4emu: MLX4EMU_CROSS_CABLE needs two Ethernet ports\n");
+		setting_msg("MLX4EMU_CROSS_CABLE", "needs two Ethernet ports");
 		err = -1;
 	}
 	err |= parse_doorbell();

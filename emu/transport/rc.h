@@ -25,6 +25,7 @@
 #define MLX4EMU_TRANSPORT_RC_H
 
 #include "adapter/remote.h"
+#include "transport/link_credits.h"
 #include "transport/rc_window.h"
 #include "wire/link.h"
 #include "wire/roce.h"
@@ -65,6 +66,7 @@ struct rc_requester {
 	uint32_t send_pkt;
 	uint32_t post_psn;	/* PSN the next posted WQE gets */
 	uint32_t una_psn;	/* oldest PSN not acknowledged */
+	uint32_t sent_end;	/* PSN after the latest one ever sent */
 	struct rc_window window;	/* PSNs from una_psn that may be sent */
 	uint32_t rd_atomic;	/* READ/atomic requests sent, not complete */
 	uint32_t read_rewind_psn;	/* last READ re-request for a gap */
@@ -102,6 +104,7 @@ struct emu_rc_conn {
 	uint32_t peer;		/* the requester's destination */
 	struct rc_requester req;
 	struct rc_responder resp;
+	struct emu_link_claim link;	/* credits on the link to the peer */
 	struct emu_rc_conn *tnext, *tprev;	/* list of conns with timers */
 	bool timed, ack_listed;
 };

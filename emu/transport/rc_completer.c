@@ -150,6 +150,9 @@ static void on_rnr_nak(struct emu_rc_conn *c, uint32_t psn, uint8_t timer, uint6
 	if (wait_us > emu_cfg.rnr_cap_us)
 		wait_us = emu_cfg.rnr_cap_us;
 	rc_req_rewind(c, psn);
+	/* what followed the refused packet is discarded: its credits return
+	 * while the QP waits */
+	rc_link_give_up(c);
 	r->rnr_due_ns = now_ns + wait_us * 1000;
 	r->retry_due_ns = 0;
 	rc_timer_watch(c);
@@ -337,6 +340,9 @@ void rc_comp_timer(struct emu_rc_conn *c, uint64_t now_ns)
 	}
 	r->retry_left--;
 	rc_window_loss(&r->window);
+	/* the packets in flight are taken as lost: the resend takes credits
+	 * again, in turn with the other QPs of the link */
+	rc_link_give_up(c);
 	rc_req_rewind(c, resume_psn(r, w));
 	rc_req_transmit(c, now_ns);
 	if (!r->retry_due_ns && qp->timeout) {
@@ -365,6 +371,7 @@ int rc_sq_flush(struct emu_qp *qp)
 	r->rd_atomic = 0;
 	r->retry_due_ns = r->rnr_due_ns = 0;
 	rc_timer_watch(c);
+	rc_link_forget(c);
 	return n;
 }
 

@@ -59,6 +59,7 @@ void rc_conn_free(struct emu_qp *qp)
 	for (unsigned i = 0; i < nacks; i++)
 		if (ack_list[i] == c)
 			ack_list[i] = NULL;
+	rc_link_forget(c);
 	rc_req_release(c);
 	free(c);
 	qp->conn = NULL;

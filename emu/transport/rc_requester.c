@@ -4,9 +4,10 @@
  * its PSN range (one PSN per packet of path MTU; a READ takes one PSN per
  * response packet), and is sent as far as the windows allow: at most
  * the window's unacknowledged PSNs (rc_window.h), responses of a READ
- * included (its whole range must fit), and max_rd_atomic READ/atomic
- * requests.  After
- * a NAK, a timeout or an RNR wait, sending starts again at a PSN
+ * included (its whole range must fit), max_rd_atomic READ/atomic
+ * requests, and as the credits of the link to the peer allow
+ * (transport/link_credits.h).  After a NAK, a timeout or an RNR wait,
+ * sending starts again at a PSN
  * (go-back-N); a READ resumed in the middle asks for the rest of its
  * range only.  UC WQEs are sent at once and complete when queued.
  */
@@ -31,7 +32,7 @@ void rc_req_init(struct emu_rc_conn *c)
 	struct emu_qp *qp = c->qp;
 
 	r->head = r->send = r->tail = r->send_pkt = 0;
-	r->post_psn = r->una_psn = qp->sq_psn & EMU_PSN_MASK;
+	r->post_psn = r->una_psn = r->sent_end = qp->sq_psn & EMU_PSN_MASK;
 	r->read_rewind_psn = emu_psn_add(r->una_psn, EMU_PSN_MASK);
 	rc_window_init(&r->window);
 	r->rd_atomic = 0;
@@ -195,18 +196,36 @@ static bool read_fits(const struct rc_requester *r, const struct rc_wqe *w, uint
 	       emu_psn_diff(last, r->una_psn) < (int32_t)r->window.size;
 }
 
+/* PSNs a request packet takes in the link credits: a READ one per
+ * response packet it asks for, any other one. */
+static uint32_t link_psns(const struct rc_wqe *w, uint32_t k)
+{
+	return w->opcode == EMU_OP_RDMA_READ ? w->npkts - k : 1;
+}
+
+/* The packet at psn taking n PSNs went out. */
+static void sent(struct rc_requester *r, uint32_t psn, uint32_t n)
+{
+	uint32_t end = emu_psn_add(psn, n);
+
+	if (emu_psn_diff(end, r->sent_end) > 0)
+		r->sent_end = end;
+}
+
 void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 {
 	struct rc_requester *r = &c->req;
 	struct emu_qp *qp = c->qp;
 	uint32_t rd_max = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
-	bool sent = false;
+	bool any = false, waiting = false;
 
+	rc_link_sync(c);
 	if (r->rnr_due_ns || qp->state != EMU_QPS_RTS)
 		return;
 	while (r->send != r->tail) {
 		struct rc_wqe *w = &r->ring[r->send & r->ring_mask];
 		uint32_t psn = emu_psn_add(w->first_psn, r->send_pkt);
+		uint32_t n = link_psns(w, r->send_pkt);
 
 		r->xrc_srqn = w->xrc_srqn;
 
@@ -216,9 +235,14 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 		}
 		if (emu_psn_diff(psn, r->una_psn) >= (int32_t)r->window.size)
 			break;
+		if (rc_is_rd_atomic(w->opcode) &&
+		    (r->rd_atomic >= rd_max || !read_fits(r, w, psn)))
+			break;
+		if (!rc_link_admit(c, psn, n)) {
+			waiting = true;
+			break;
+		}
 		if (rc_is_rd_atomic(w->opcode)) {
-			if (r->rd_atomic >= rd_max || !read_fits(r, w, psn))
-				break;
 			send_request(c, w, r->send_pkt);
 			r->rd_atomic++;
 			r->send++;
@@ -230,9 +254,16 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 				r->send_pkt = 0;
 			}
 		}
-		sent = true;
+		sent(r, psn, n);
+		any = true;
 	}
-	if (sent && !r->retry_due_ns && ack_timeout_ns(qp)) {
+	if (waiting && r->sent_end == r->una_psn && r->retry_due_ns) {
+		/* nothing of this QP is on the wire: no ACK is due while it
+		 * waits for link credits */
+		r->retry_due_ns = 0;
+		rc_timer_watch(c);
+	}
+	if (any && !r->retry_due_ns && ack_timeout_ns(qp)) {
 		if (!now_ns)
 			now_ns = emu_now_ns();
 		r->retry_due_ns = now_ns + ack_timeout_ns(qp);

@@ -4,7 +4,8 @@
  * the RC timers that are due, reads the packets waiting on every port,
  * dispatches them by transport (RC/UC requests to the responder, their
  * ACKs and responses to the completer, UD to ud.c), sends the coalesced
- * ACKs, then everything the pass queued.
+ * ACKs, lets the QPs waiting for link credits send, then everything the
+ * pass queued.
  */
 #include "transport/transport.h"
 
@@ -110,16 +111,21 @@ static void dispatch(const struct emu_rx *rx)
 		rc_dispatch(rx, &bth, &l);
 }
 
+/* The RC timers that are due, then the QPs waiting for link credits
+ * that came back (a destroy, a flush, a timeout). */
 static int timers_poll(void *arg, uint64_t now_ns)
 {
+	int work;
+
 	(void)arg;
-	return rc_timers_run(now_ns);
+	work = rc_timers_run(now_ns);
+	return work + rc_link_serve(now_ns);
 }
 
 static uint64_t timers_deadline(void *arg)
 {
 	(void)arg;
-	return rc_timers_deadline();
+	return rc_link_due() ? 0 : rc_timers_deadline();
 }
 
 static int port_poll(void *arg, uint64_t now_ns)
@@ -130,13 +136,15 @@ static int port_poll(void *arg, uint64_t now_ns)
 	int n, work = 0;
 	bool more;
 
-	(void)now_ns;
 	do {
 		n = emu_link_recv(port, rx, EMU_LINK_RX_MAX, &more);
 		for (int i = 0; i < n; i++)
 			dispatch(&rx[i]);
 		work += n;
 		rc_flush_acks();
+		/* the ACKs returned credits: the QPs waiting send now, in
+		 * this pass's flush */
+		work += rc_link_serve(now_ns);
 	} while (more && work < RX_WORK_MAX);
 	work += emu_link_flush();
 	return work;

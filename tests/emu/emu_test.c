@@ -213,6 +213,17 @@ void emu_post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr,
 	assert_int_equal(ibv_post_recv(qp, &wr, &bad), 0);
 }
 
+void emu_post_signaled_send(struct ibv_qp *qp, uint64_t wr_id, void *addr,
+			    uint32_t len, uint32_t lkey)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)addr, .length = len, .lkey = lkey };
+	struct ibv_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND, .send_flags = IBV_SEND_SIGNALED };
+	struct ibv_send_wr *bad;
+
+	assert_int_equal(ibv_post_send(qp, &wr, &bad), 0);
+}
+
 int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr)
 {
 	struct ibv_send_wr *bad;

@@ -69,6 +69,9 @@ void emu_assert_cq_empty(struct emu_env *e, struct ibv_cq *cq);
 
 void emu_post_recv(struct ibv_qp *qp, uint64_t wr_id, void *addr,
 		   uint32_t len, uint32_t lkey);
+/* One signalled SEND of len bytes at addr; asserts that it was posted. */
+void emu_post_signaled_send(struct ibv_qp *qp, uint64_t wr_id, void *addr,
+			    uint32_t len, uint32_t lkey);
 int emu_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr);
 
 /* Fills len bytes with a pattern derived from seed. */

@@ -47,16 +47,7 @@ static uint64_t now_ns(void)
 
 static void send8(struct emu_qp *q, uint64_t wr_id)
 {
-	struct ibv_sge sg = { (uintptr_t)q->buf, 8, q->mr->lkey };
-	struct ibv_send_wr wr;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.sg_list = &sg;
-	wr.num_sge = 1;
-	wr.opcode = IBV_WR_SEND;
-	wr.send_flags = IBV_SEND_SIGNALED;
-	assert_int_equal(emu_post_send(q->qp, &wr), 0);
+	emu_post_signaled_send(q->qp, wr_id, q->buf, 8, q->mr->lkey);
 }
 
 /* One message each way; the receive is reposted at once. */

@@ -24,14 +24,12 @@
 enum { BEFORE = 58, AFTER = 40, SPIN_LIMIT = 20000000 };
 
 struct pair {
-	struct unit_dev *d;
+	struct unit_mem_dev md;
 	struct ibv_cq *tx_cq, *rx_cq;
 	struct ibv_qp *tx, *rx;
 	struct mlx4dv_sq_ring sq;
 	struct mlx4dv_rq_ring rq;
 	struct mlx4dv_cq_ring scq, rcq;
-	struct ibv_mr *mr;
-	uint8_t *mem;
 };
 
 static void pair_open(struct pair *p)
@@ -40,18 +38,13 @@ static void pair_open(struct pair *p)
 				  .max_send_sge = 1, .max_recv_sge = 1 };
 
 	memset(p, 0, sizeof(*p));
-	p->d = unit_dev_open();
-	assert_non_null(p->d);
-	p->mem = calloc(1, 4096);
-	assert_non_null(p->mem);
-	p->mr = ibv_reg_mr(p->d->pd, p->mem, 4096, IBV_ACCESS_LOCAL_WRITE);
-	assert_non_null(p->mr);
-	p->tx_cq = ibv_create_cq(p->d->ctx, 15, NULL, NULL, 0);
-	p->rx_cq = ibv_create_cq(p->d->ctx, 15, NULL, NULL, 0);
+	assert_int_equal(unit_mem_dev_open(&p->md), 0);
+	p->tx_cq = ibv_create_cq(p->md.d->ctx, 15, NULL, NULL, 0);
+	p->rx_cq = ibv_create_cq(p->md.d->ctx, 15, NULL, NULL, 0);
 	assert_non_null(p->tx_cq);
 	assert_non_null(p->rx_cq);
-	p->tx = unit_qp_create(p->d, IBV_QPT_RC, p->tx_cq, p->tx_cq, NULL, &cap);
-	p->rx = unit_qp_create(p->d, IBV_QPT_RC, p->rx_cq, p->rx_cq, NULL, &cap);
+	p->tx = unit_qp_create(p->md.d, IBV_QPT_RC, p->tx_cq, p->tx_cq, NULL, &cap);
+	p->rx = unit_qp_create(p->md.d, IBV_QPT_RC, p->rx_cq, p->rx_cq, NULL, &cap);
 	assert_non_null(p->tx);
 	assert_non_null(p->rx);
 	assert_int_equal(mlx4dv_sq_ring_init(&p->sq, p->tx, MLX4DV_RING_INIT_WRID), 0);
@@ -59,8 +52,8 @@ static void pair_open(struct pair *p)
 	assert_int_equal(mlx4dv_cq_ring_init(&p->scq, p->tx_cq, 0), 0);
 	assert_int_equal(mlx4dv_cq_ring_init(&p->rcq, p->rx_cq, 0), 0);
 	assert_int_equal(p->rcq.cqe_cnt, 16);
-	assert_int_equal(unit_qp_connect(p->d, p->tx, p->rx->qp_num), 0);
-	assert_int_equal(unit_qp_connect(p->d, p->rx, p->tx->qp_num), 0);
+	assert_int_equal(unit_qp_connect(p->md.d, p->tx, p->rx->qp_num), 0);
+	assert_int_equal(unit_qp_connect(p->md.d, p->rx, p->tx->qp_num), 0);
 }
 
 static void pair_close(struct pair *p)
@@ -73,9 +66,7 @@ static void pair_close(struct pair *p)
 	assert_int_equal(ibv_destroy_qp(p->rx), 0);
 	assert_int_equal(ibv_destroy_cq(p->tx_cq), 0);
 	assert_int_equal(ibv_destroy_cq(p->rx_cq), 0);
-	assert_int_equal(ibv_dereg_mr(p->mr), 0);
-	free(p->mem);
-	unit_dev_close(p->d);
+	assert_int_equal(unit_mem_dev_close(&p->md), 0);
 }
 
 /* Polls until the poll stops saying EAGAIN (bounded). */
@@ -108,8 +99,8 @@ static int spin_send(struct pair *p, uint64_t *wr_id)
 static void message(struct pair *p, uint32_t i)
 {
 	uint32_t len = 8 + i % 32;
-	struct ibv_sge src = { (uintptr_t)p->mem, len, p->mr->lkey };
-	struct ibv_sge dst = { (uintptr_t)(p->mem + 2048), 2048, p->mr->lkey };
+	struct ibv_sge src = { (uintptr_t)p->md.mem, len, p->md.mr->lkey };
+	struct ibv_sge dst = { (uintptr_t)(p->md.mem + 2048), 2048, p->md.mr->lkey };
 	uint64_t wr_id = 0;
 	uint32_t got = 0;
 
@@ -167,8 +158,8 @@ static void resize_refusals(void **state)
 
 	(void)state;
 	pair_open(&p);
-	src = (struct ibv_sge){ (uintptr_t)p.mem, 16, p.mr->lkey };
-	dst = (struct ibv_sge){ (uintptr_t)(p.mem + 2048), 2048, p.mr->lkey };
+	src = (struct ibv_sge){ (uintptr_t)p.md.mem, 16, p.md.mr->lkey };
+	dst = (struct ibv_sge){ (uintptr_t)(p.md.mem + 2048), 2048, p.md.mr->lkey };
 	assert_int_equal(mlx4dv_rq_post(&p.rq, 7, &dst, 1), 0);
 	assert_int_equal(mlx4dv_sq_write_send(&p.sq, 3, &src, 1, IBV_SEND_SIGNALED), 0);
 	mlx4dv_sq_ring_doorbell(&p.sq);

@@ -23,14 +23,12 @@
 enum { ROUNDS = 20, SPIN_LIMIT = 20000000 };
 
 struct pair {
-	struct unit_dev *d;
+	struct unit_mem_dev md;
 	struct ibv_cq *cq[4];
 	struct ibv_srq *srq;
 	struct ibv_qp *tx, *rx;
 	struct mlx4dv_qp_rings t, r;
 	struct mlx4dv_srq_ring srq_ring;
-	struct ibv_mr *mr;
-	uint8_t *mem;
 };
 
 static void pair_open(struct pair *p, int on_srq)
@@ -40,30 +38,25 @@ static void pair_open(struct pair *p, int on_srq)
 	struct ibv_srq_init_attr sattr = { .attr = { .max_wr = 7, .max_sge = 1 } };
 
 	memset(p, 0, sizeof(*p));
-	p->d = unit_dev_open();
-	assert_non_null(p->d);
-	p->mem = calloc(1, 4096);
-	assert_non_null(p->mem);
-	p->mr = ibv_reg_mr(p->d->pd, p->mem, 4096, IBV_ACCESS_LOCAL_WRITE);
-	assert_non_null(p->mr);
+	assert_int_equal(unit_mem_dev_open(&p->md), 0);
 	for (int i = 0; i < 4; i++) {
-		p->cq[i] = ibv_create_cq(p->d->ctx, 31, NULL, NULL, 0);
+		p->cq[i] = ibv_create_cq(p->md.d->ctx, 31, NULL, NULL, 0);
 		assert_non_null(p->cq[i]);
 	}
 	if (on_srq) {
-		p->srq = ibv_create_srq(p->d->pd, &sattr);
+		p->srq = ibv_create_srq(p->md.d->pd, &sattr);
 		assert_non_null(p->srq);
 		assert_int_equal(mlx4dv_srq_ring_init(&p->srq_ring, p->srq,
 						      MLX4DV_RING_INIT_WRID), 0);
 	}
-	p->tx = unit_qp_create(p->d, IBV_QPT_RC, p->cq[0], p->cq[1], NULL, &cap);
-	p->rx = unit_qp_create(p->d, IBV_QPT_RC, p->cq[2], p->cq[3], p->srq, &cap);
+	p->tx = unit_qp_create(p->md.d, IBV_QPT_RC, p->cq[0], p->cq[1], NULL, &cap);
+	p->rx = unit_qp_create(p->md.d, IBV_QPT_RC, p->cq[2], p->cq[3], p->srq, &cap);
 	assert_non_null(p->tx);
 	assert_non_null(p->rx);
 	assert_int_equal(mlx4dv_qp_rings_init(&p->t, p->tx, MLX4DV_RING_INIT_WRID), 0);
 	assert_int_equal(mlx4dv_qp_rings_init(&p->r, p->rx, MLX4DV_RING_INIT_WRID), 0);
-	assert_int_equal(unit_qp_connect(p->d, p->tx, p->rx->qp_num), 0);
-	assert_int_equal(unit_qp_connect(p->d, p->rx, p->tx->qp_num), 0);
+	assert_int_equal(unit_qp_connect(p->md.d, p->tx, p->rx->qp_num), 0);
+	assert_int_equal(unit_qp_connect(p->md.d, p->rx, p->tx->qp_num), 0);
 }
 
 static void pair_close(struct pair *p)
@@ -78,9 +71,7 @@ static void pair_close(struct pair *p)
 	}
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(ibv_destroy_cq(p->cq[i]), 0);
-	assert_int_equal(ibv_dereg_mr(p->mr), 0);
-	free(p->mem);
-	unit_dev_close(p->d);
+	assert_int_equal(unit_mem_dev_close(&p->md), 0);
 }
 
 /* One message of len bytes (odd rounds with an immediate) and its
@@ -88,8 +79,8 @@ static void pair_close(struct pair *p)
 static void round_trip(struct pair *p, int r, int on_srq)
 {
 	uint32_t len = 8 + (uint32_t)r * 13;
-	struct ibv_sge src = { (uintptr_t)p->mem, len, p->mr->lkey };
-	struct ibv_sge dst = { (uintptr_t)(p->mem + 2048), 2048, p->mr->lkey };
+	struct ibv_sge src = { (uintptr_t)p->md.mem, len, p->md.mr->lkey };
+	struct ibv_sge dst = { (uintptr_t)(p->md.mem + 2048), 2048, p->md.mr->lkey };
 	__be32 imm = mlx4dv_cpu_to_be32(0x10000u + (uint32_t)r);
 	const struct mlx4_cqe *cqe = NULL;
 	uint64_t wr_id = 0;
@@ -97,8 +88,8 @@ static void round_trip(struct pair *p, int r, int on_srq)
 	int ret = EAGAIN;
 
 	for (uint32_t i = 0; i < len; i++)
-		p->mem[i] = (uint8_t)(r + i * 3);
-	memset(p->mem + 2048, 0, 2048);
+		p->md.mem[i] = (uint8_t)(r + i * 3);
+	memset(p->md.mem + 2048, 0, 2048);
 	if (on_srq)
 		assert_int_equal(mlx4dv_srq_post(&p->srq_ring, 0x700 + (uint64_t)r,
 						 &dst, 1), 0);
@@ -140,7 +131,7 @@ static void round_trip(struct pair *p, int r, int on_srq)
 		assert_int_equal(mlx4dv_cqe_opcode(cqe), MLX4_RECV_OPCODE_SEND);
 	}
 	mlx4dv_cq_update_ci(&p->r.recv_cq);
-	assert_memory_equal(p->mem, p->mem + 2048, len);
+	assert_memory_equal(p->md.mem, p->md.mem + 2048, len);
 	/* nothing more: the next take finds the CQ empty */
 	assert_int_equal(mlx4dv_cq_poll_recv(&p->r.recv_cq, &p->r.rq, &wr_id, &got,
 					     &cqe), EAGAIN);
@@ -179,9 +170,9 @@ static void rq_error_is_not_taken(void **state)
 
 	(void)state;
 	pair_open(&p, 0);
-	dst.addr = (uintptr_t)p.mem;
+	dst.addr = (uintptr_t)p.md.mem;
 	dst.length = 64;
-	dst.lkey = p.mr->lkey;
+	dst.lkey = p.md.mr->lkey;
 	assert_int_equal(mlx4dv_rq_post(&p.r.rq, 5, &dst, 1), 0);
 	assert_int_equal(ibv_modify_qp(p.rx, &attr, IBV_QP_STATE), 0);
 	for (long n = 0; n < SPIN_LIMIT && ret == EAGAIN; n++) {
@@ -212,18 +203,18 @@ static void batch_signals_last_wqe(void **state)
 	pair_open(&p, 0);
 	remote = calloc(1, N * LEN);
 	assert_non_null(remote);
-	rmr = ibv_reg_mr(p.d->pd, remote, N * LEN,
+	rmr = ibv_reg_mr(p.md.d->pd, remote, N * LEN,
 			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	assert_non_null(rmr);
 	for (int i = 0; i < N * LEN; i++)
-		p.mem[i] = (uint8_t)(i * 5 + 1);
+		p.md.mem[i] = (uint8_t)(i * 5 + 1);
 	assert_int_equal(mlx4dv_sq_wqe_template_init(&tp, &p.t.sq,
-		IBV_WR_RDMA_WRITE, rmr->rkey, p.mr->lkey, LEN, 0, 0), 0);
+		IBV_WR_RDMA_WRITE, rmr->rkey, p.md.mr->lkey, LEN, 0, 0), 0);
 	assert_int_equal(mlx4dv_sq_batch_begin(&p.t.sq, &b, &tp, N), 0);
 	for (int i = 0; i < N; i++)
 		assert_int_equal(mlx4dv_sq_batch_write_flags(&b,
 			0x900 + (uint64_t)i, (uintptr_t)(remote + i * LEN),
-			(uintptr_t)(p.mem + i * LEN), i == N - 1 ? IBV_SEND_SIGNALED : 0), 0);
+			(uintptr_t)(p.md.mem + i * LEN), i == N - 1 ? IBV_SEND_SIGNALED : 0), 0);
 	assert_int_equal(mlx4dv_sq_batch_end(&p.t.sq, &b), N);
 	mlx4dv_sq_ring_doorbell(&p.t.sq);
 	for (long n = 0; n < SPIN_LIMIT && ret == EAGAIN; n++) {
@@ -235,7 +226,7 @@ static void batch_signals_last_wqe(void **state)
 	assert_int_equal(wr_id, 0x900 + N - 1);
 	assert_int_equal(p.t.sq.tail, p.t.sq.head);
 	mlx4dv_cq_update_ci(&p.t.send_cq);
-	assert_memory_equal(remote, p.mem, N * LEN);
+	assert_memory_equal(remote, p.md.mem, N * LEN);
 	/* one CQE only */
 	assert_int_equal(mlx4dv_cq_poll_send(&p.t.send_cq, &p.t.sq, &wr_id), EAGAIN);
 	assert_int_equal(ibv_dereg_mr(rmr), 0);

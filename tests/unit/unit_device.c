@@ -57,6 +57,35 @@ void unit_dev_close(struct unit_dev *d)
 	free(d);
 }
 
+int unit_mem_dev_open(struct unit_mem_dev *md)
+{
+	memset(md, 0, sizeof(*md));
+	md->d = unit_dev_open();
+	if (!md->d)
+		return -1;
+	md->mem = calloc(1, UNIT_MEM_BYTES);
+	if (md->mem)
+		md->mr = ibv_reg_mr(md->d->pd, md->mem, UNIT_MEM_BYTES,
+				    IBV_ACCESS_LOCAL_WRITE);
+	if (!md->mr) {
+		free(md->mem);
+		unit_dev_close(md->d);
+		memset(md, 0, sizeof(*md));
+		return -1;
+	}
+	return 0;
+}
+
+int unit_mem_dev_close(struct unit_mem_dev *md)
+{
+	int ret = ibv_dereg_mr(md->mr);
+
+	free(md->mem);
+	unit_dev_close(md->d);
+	memset(md, 0, sizeof(*md));
+	return ret;
+}
+
 struct ibv_qp *unit_qp_create(struct unit_dev *d, enum ibv_qp_type type,
 			      struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
 			      struct ibv_srq *srq, const struct ibv_qp_cap *cap)

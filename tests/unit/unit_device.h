@@ -21,6 +21,21 @@ struct unit_dev {
 struct unit_dev *unit_dev_open(void);
 void unit_dev_close(struct unit_dev *d);
 
+/* What the tests of two connected QPs start from: the device
+ * (unit_dev_open) and UNIT_MEM_BYTES of zeroed memory registered on its
+ * PD for local writes. */
+#define UNIT_MEM_BYTES 4096
+struct unit_mem_dev {
+	struct unit_dev	*d;
+	uint8_t		*mem;
+	struct ibv_mr	*mr;
+};
+
+/* 0, or -1 with nothing left open. */
+int unit_mem_dev_open(struct unit_mem_dev *md);
+/* Deregisters, frees and closes; ibv_dereg_mr's result (0 or errno). */
+int unit_mem_dev_close(struct unit_mem_dev *md);
+
 /* QP of a type with the given caps on send_cq/recv_cq (and srq). NULL and
  * errno on failure. */
 struct ibv_qp *unit_qp_create(struct unit_dev *d, enum ibv_qp_type type,

@@ -36,6 +36,7 @@
 
 #include "exchange.h"
 #include "peer_io.h"
+#include "peer_side.h"
 
 #define PROG "eth_pair"
 
@@ -51,13 +52,9 @@ static const uint8_t MCAST[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0xfb };
 struct side {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	uint8_t *buf;		/* WINDOW slots to send from, or receive into */
+	struct peer_qp q;	/* buf: WINDOW slots to send from, or receive into */
 	uint8_t mac[6];
 };
-
 
 
 static size_t frame_len(uint32_t seq)
@@ -119,62 +116,48 @@ static int to_rts(struct ibv_qp *qp)
 
 static int open_side(struct side *s)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
+	static const struct peer_qp_spec raw = {
+		.attr = {
+			.qp_type = IBV_QPT_RAW_PACKET,
+			.cap = { .max_send_wr = WINDOW, .max_recv_wr = WINDOW,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		},
+		.cqe = 2 * WINDOW,
+		.buf_bytes = WINDOW * SLOT,
+		.access = IBV_ACCESS_LOCAL_WRITE,
+	};
 	struct ibv_port_attr pa;
-	struct ibv_qp_init_attr qa;
 
-	if (!list || !list[0])
-		return peer_fail(PROG, "no device");
-	s->ctx = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	if (!s->ctx || ibv_query_port(s->ctx, 1, &pa))
-		return peer_fail(PROG, "ibv_open_device");
+	s->ctx = peer_open_device(PROG, &pa);
+	if (!s->ctx)
+		return -1;
 	if (pa.link_layer != IBV_LINK_LAYER_ETHERNET) {
 		fprintf(stderr, "eth_pair: port 1 is not an Ethernet port\n");
 		return -1;
 	}
 	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = ibv_create_cq(s->ctx, 2 * WINDOW, NULL, NULL, 0);
-	s->buf = calloc(WINDOW, SLOT);
-	if (!s->pd || !s->cq || !s->buf)
-		return peer_fail(PROG, "PD, CQ or buffer");
-	s->mr = ibv_reg_mr(s->pd, s->buf, WINDOW * SLOT, IBV_ACCESS_LOCAL_WRITE);
-	if (!s->mr)
-		return peer_fail(PROG, "ibv_reg_mr");
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_type = IBV_QPT_RAW_PACKET;
-	qa.send_cq = qa.recv_cq = s->cq;
-	qa.cap.max_send_wr = qa.cap.max_recv_wr = WINDOW;
-	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
-	s->qp = ibv_create_qp(s->pd, &qa);
-	if (!s->qp)
-		return peer_fail(PROG, "ibv_create_qp");
-	return to_rts(s->qp) || port_mac(s);
+	if (!s->pd)
+		return peer_fail(PROG, "ibv_alloc_pd");
+	if (peer_qp_open(PROG, s->ctx, s->pd, &raw, &s->q))
+		return -1;
+	return to_rts(s->q.qp) || port_mac(s);
 }
 
 static void close_side(struct side *s)
 {
-	if (s->qp)
-		ibv_destroy_qp(s->qp);
-	if (s->mr)
-		ibv_dereg_mr(s->mr);
-	if (s->cq)
-		ibv_destroy_cq(s->cq);
+	peer_qp_close(PROG, &s->q);
 	if (s->pd)
 		ibv_dealloc_pd(s->pd);
 	if (s->ctx)
 		ibv_close_device(s->ctx);
-	free(s->buf);
 }
-
-/* Takes one CQE within PEER_WAIT_MS; 0, or -1 on a timeout or an error CQE. */
 
 static int post_recv(struct side *s, unsigned slot)
 {
-	struct ibv_sge sge = { (uintptr_t)(s->buf + slot * SLOT), SLOT, s->mr->lkey };
+	struct ibv_sge sge = { (uintptr_t)(s->q.buf + slot * SLOT), SLOT, s->q.mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	return ibv_post_recv(s->qp, &wr, &bad) ? peer_fail(PROG, "ibv_post_recv") : 0;
+	return ibv_post_recv(s->q.qp, &wr, &bad) ? peer_fail(PROG, "ibv_post_recv") : 0;
 }
 
 static struct ibv_flow *steer(struct side *s, const uint8_t mac[6])
@@ -198,13 +181,11 @@ static struct ibv_flow *steer(struct side *s, const uint8_t mac[6])
 	memcpy(eth.val.dst_mac, mac, 6);
 	memset(eth.mask.dst_mac, 0xff, 6);
 	memcpy(r.bytes + sizeof(r.attr), &eth, sizeof(eth));
-	f = ibv_create_flow(s->qp, &r.attr);
+	f = ibv_create_flow(s->q.qp, &r.attr);
 	if (!f)
 		peer_fail(PROG, "ibv_create_flow");
 	return f;
 }
-
-
 
 /* The frame in slot matches sequence number seq from src to dst. */
 static int check_frame(const uint8_t *f, uint32_t len, uint32_t seq, const uint8_t dst[6],
@@ -267,8 +248,8 @@ static int receiver(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6
 		for (unsigned i = 0; i < w; i++, next++) {
 			struct ibv_wc wc;
 
-			if (peer_poll_one(PROG, s->cq, &wc) ||
-			    check_frame(s->buf + wc.wr_id * SLOT, wc.byte_len, next, dst, peer) ||
+			if (peer_poll_one(PROG, s->q.cq, &wc) ||
+			    check_frame(s->q.buf + wc.wr_id * SLOT, wc.byte_len, next, dst, peer) ||
 			    post_recv(s, (unsigned)wc.wr_id))
 				return -1;
 		}
@@ -281,7 +262,7 @@ static int receiver(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6
 		uint8_t ack = 1;
 
 		usleep(20 * 1000);
-		if (ibv_poll_cq(s->cq, 1, &(struct ibv_wc){ 0 }) != 0) {
+		if (ibv_poll_cq(s->q.cq, 1, &(struct ibv_wc){ 0 }) != 0) {
 			fprintf(stderr, "eth_pair: a frame reached a port off the segment\n");
 			return -1;
 		}
@@ -291,7 +272,7 @@ static int receiver(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6
 	}
 	/* nothing more comes: no duplicate, no stray frame */
 	usleep(200 * 1000);
-	if (ibv_poll_cq(s->cq, 1, &(struct ibv_wc){ 0 }) != 0) {
+	if (ibv_poll_cq(s->q.cq, 1, &(struct ibv_wc){ 0 }) != 0) {
 		fprintf(stderr, "eth_pair: a frame beyond the %u sent\n", n);
 		return -1;
 	}
@@ -315,21 +296,21 @@ static int sender(struct side *s, int fd, unsigned n, const uint8_t dst_kind[6])
 		uint8_t ack;
 
 		for (unsigned i = 0; i < w; i++) {
-			uint8_t *f = s->buf + i * SLOT;
+			uint8_t *f = s->q.buf + i * SLOT;
 			struct ibv_sge sge = { (uintptr_t)f, (uint32_t)frame_len(next + i),
-					       s->mr->lkey };
+					       s->q.mr->lkey };
 			struct ibv_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
 						  .opcode = IBV_WR_SEND,
 						  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
 			build(f, dst, s->mac, next + i);
-			if (ibv_post_send(s->qp, &wr, &bad))
+			if (ibv_post_send(s->q.qp, &wr, &bad))
 				return peer_fail(PROG, "ibv_post_send");
 		}
 		for (unsigned i = 0; i < w; i++) {
 			struct ibv_wc wc;
 
-			if (peer_poll_one(PROG, s->cq, &wc))
+			if (peer_poll_one(PROG, s->q.cq, &wc))
 				return -1;
 		}
 		next += w;

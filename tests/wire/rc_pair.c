@@ -61,6 +61,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "peer_side.h"
+
+#define PROG "rc_pair"
 #define BUF_BYTES (1024 * 1024)
 #define WRITE_OFF 0
 #define READ_OFF 8192
@@ -129,10 +132,7 @@ struct dest {
 struct side {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	struct ibv_mr *mr;
-	uint8_t *buf;
+	struct peer_qp q;	/* buf: BUF_BYTES */
 	struct ibv_port_attr port;
 	int gidx;
 	struct dest me, peer;
@@ -219,38 +219,31 @@ static void sync_byte(int fd, char c)
 
 static void open_side(struct side *s, int gidx)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_qp_init_attr qia = {
-		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 2,
-			 .max_recv_sge = 2 },
+	static const struct peer_qp_spec rc = {
+		.attr = {
+			.qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 2,
+				 .max_recv_sge = 2 },
+		},
+		.cqe = 256,
+		.buf_bytes = BUF_BYTES,
+		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			  IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC,
 	};
 	union ibv_gid gid;
 
-	if (!list || !list[0])
-		DIE("no device");
-	s->ctx = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	if (!s->ctx || ibv_query_port(s->ctx, 1, &s->port))
+	s->ctx = peer_open_device(PROG, &s->port);
+	if (!s->ctx)
 		DIE("open/query port");
 	s->pd = ibv_alloc_pd(s->ctx);
-	s->cq = ibv_create_cq(s->ctx, 256, NULL, NULL, 0);
-	if (posix_memalign((void **)&s->buf, 4096, BUF_BYTES))
-		DIE("memory");
-	memset(s->buf, 0, BUF_BYTES);
-	s->mr = ibv_reg_mr(s->pd, s->buf, BUF_BYTES, IBV_ACCESS_LOCAL_WRITE |
-			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			   IBV_ACCESS_REMOTE_ATOMIC);
-	qia.send_cq = qia.recv_cq = s->cq;
-	s->qp = s->pd && s->cq && s->mr ? ibv_create_qp(s->pd, &qia) : NULL;
-	if (!s->qp)
+	if (!s->pd || peer_qp_open(PROG, s->ctx, s->pd, &rc, &s->q))
 		DIE("create objects");
 	s->gidx = gidx;
 	s->me.lid = s->port.lid;
-	s->me.qpn = s->qp->qp_num;
+	s->me.qpn = s->q.qp->qp_num;
 	s->me.psn = (uint32_t)(getpid() * 2654435761u) & 0xffffff;
-	s->me.rkey = s->mr->rkey;
-	s->me.addr = (uintptr_t)s->buf;
+	s->me.rkey = s->q.mr->rkey;
+	s->me.addr = (uintptr_t)s->q.buf;
 	if (gidx >= 0 && !ibv_query_gid(s->ctx, 1, gidx, &gid))
 		memcpy(s->me.gid, gid.raw, 16);
 }
@@ -264,7 +257,7 @@ static void connect_qp(struct side *s, uint8_t rnr_retry)
 				   IBV_ACCESS_REMOTE_ATOMIC,
 	};
 
-	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+	if (ibv_modify_qp(s->q.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 			  IBV_QP_ACCESS_FLAGS))
 		DIE("INIT");
 	memset(&a, 0, sizeof(a));
@@ -282,7 +275,7 @@ static void connect_qp(struct side *s, uint8_t rnr_retry)
 		a.ah_attr.grh.sgid_index = (uint8_t)s->gidx;
 		memcpy(a.ah_attr.grh.dgid.raw, s->peer.gid, 16);
 	}
-	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+	if (ibv_modify_qp(s->q.qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
 			  IBV_QP_MIN_RNR_TIMER))
 		DIE("RTR");
@@ -293,19 +286,16 @@ static void connect_qp(struct side *s, uint8_t rnr_retry)
 	a.retry_cnt = qp_retry_cnt;
 	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+	if (ibv_modify_qp(s->q.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
 			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
 		DIE("RTS");
 }
 
 static void close_side(struct side *s)
 {
-	CHECK(ibv_destroy_qp(s->qp) == 0, "destroy QP");
-	CHECK(ibv_dereg_mr(s->mr) == 0, "dereg MR");
-	CHECK(ibv_destroy_cq(s->cq) == 0, "destroy CQ");
+	CHECK(peer_qp_close(PROG, &s->q) == 0, "destroy QP, MR and CQ");
 	CHECK(ibv_dealloc_pd(s->pd) == 0, "dealloc PD");
 	CHECK(ibv_close_device(s->ctx) == 0, "close device");
-	free(s->buf);
 }
 
 /* Polls n completions within `secs` seconds; returns how many came. */
@@ -315,7 +305,7 @@ static int poll_n(struct side *s, struct ibv_wc *wc, int n, double secs)
 	int got = 0;
 
 	while (got < n && now_s() < end) {
-		int k = ibv_poll_cq(s->cq, n - got, wc + got);
+		int k = ibv_poll_cq(s->q.cq, n - got, wc + got);
 
 		if (k < 0)
 			DIE("poll CQ");
@@ -328,10 +318,10 @@ static int poll_n(struct side *s, struct ibv_wc *wc, int n, double secs)
 
 static void post_recv(struct side *s, uint32_t off, uint32_t len, uint64_t id)
 {
-	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
+	struct ibv_sge sge = { (uintptr_t)s->q.buf + off, len, s->q.mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	if (ibv_post_recv(s->qp, &wr, &bad))
+	if (ibv_post_recv(s->q.qp, &wr, &bad))
 		DIE("post recv");
 }
 
@@ -339,7 +329,7 @@ static void post_recv(struct side *s, uint32_t off, uint32_t len, uint64_t id)
 static void post(struct side *s, uint64_t id, enum ibv_wr_opcode op, uint32_t off,
 		 uint32_t len, uint64_t remote, uint32_t rkey, uint64_t a0, uint64_t a1)
 {
-	struct ibv_sge sge = { (uintptr_t)s->buf + off, len, s->mr->lkey };
+	struct ibv_sge sge = { (uintptr_t)s->q.buf + off, len, s->q.mr->lkey };
 	struct ibv_send_wr wr = {
 		.wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
 		.send_flags = IBV_SEND_SIGNALED,
@@ -355,7 +345,7 @@ static void post(struct side *s, uint64_t id, enum ibv_wr_opcode op, uint32_t of
 		wr.wr.rdma.rkey = rkey;
 		wr.imm_data = htonl((uint32_t)a0);
 	}
-	if (ibv_post_send(s->qp, &wr, &bad))
+	if (ibv_post_send(s->q.qp, &wr, &bad))
 		DIE("post send");
 }
 
@@ -364,17 +354,17 @@ static void post(struct side *s, uint64_t id, enum ibv_wr_opcode op, uint32_t of
 static void ops_client(struct side *s, int fd)
 {
 	struct ibv_wc wc[16];
-	uint64_t *fa = (uint64_t *)(s->buf + FA_OFF), *cs = (uint64_t *)(s->buf + CS_OFF);
+	uint64_t *fa = (uint64_t *)(s->q.buf + FA_OFF), *cs = (uint64_t *)(s->q.buf + CS_OFF);
 	uint32_t rk = s->peer.rkey;
 	int n;
 	double t0, dt;
 
 	for (unsigned i = 0; i < XFER; i++)
-		s->buf[WRITE_OFF + i] = pattern(i, 1);
+		s->q.buf[WRITE_OFF + i] = pattern(i, 1);
 	for (unsigned i = 0; i < SEND_BYTES; i++)
-		s->buf[RECV_OFF + i] = pattern(i, 3);
+		s->q.buf[RECV_OFF + i] = pattern(i, 3);
 	for (unsigned i = 0; i < WIMM_BYTES; i++)
-		s->buf[WIMM_OFF + i] = pattern(i, 4);
+		s->q.buf[WIMM_OFF + i] = pattern(i, 4);
 	/* all in flight at once: the windows and max_rd_atomic order them */
 	post(s, 1, IBV_WR_RDMA_WRITE, WRITE_OFF, XFER, WRITE_OFF, rk, 0, 0);
 	post(s, 2, IBV_WR_RDMA_READ, READ_OFF, XFER, READ_OFF, rk, 0, 0);
@@ -400,8 +390,8 @@ static void ops_client(struct side *s, int fd)
 		CHECK(wc[i].opcode == opc[i + 1], "wr %d opcode %d", i + 1, wc[i].opcode);
 	}
 	for (unsigned i = 0; i < XFER; i++)
-		if (s->buf[READ_OFF + i] != pattern(i, 2)) {
-			CHECK(0, "READ byte %u: 0x%02x, expected 0x%02x", i, s->buf[READ_OFF + i],
+		if (s->q.buf[READ_OFF + i] != pattern(i, 2)) {
+			CHECK(0, "READ byte %u: 0x%02x, expected 0x%02x", i, s->q.buf[READ_OFF + i],
 			      pattern(i, 2));
 			break;
 		}
@@ -428,12 +418,12 @@ static void ops_client(struct side *s, int fd)
 
 static void ops_server(struct side *s, int fd)
 {
-	uint64_t *fa = (uint64_t *)(s->buf + FA_OFF), *cs = (uint64_t *)(s->buf + CS_OFF);
+	uint64_t *fa = (uint64_t *)(s->q.buf + FA_OFF), *cs = (uint64_t *)(s->q.buf + CS_OFF);
 	struct ibv_wc wc[4];
 	int n;
 
 	for (unsigned i = 0; i < XFER; i++)
-		s->buf[READ_OFF + i] = pattern(i, 2);
+		s->q.buf[READ_OFF + i] = pattern(i, 2);
 	*fa = 100;
 	*cs = 0xaa;
 	post_recv(s, RECV_OFF, 4096, 1);
@@ -460,18 +450,18 @@ static void ops_server(struct side *s, int fd)
 		      wc[1].opcode, ntohl(wc[1].imm_data), wc[1].byte_len);
 	}
 	for (unsigned i = 0; i < XFER; i++)
-		if (s->buf[WRITE_OFF + i] != pattern(i, 1)) {
-			CHECK(0, "WRITE byte %u: 0x%02x", i, s->buf[WRITE_OFF + i]);
+		if (s->q.buf[WRITE_OFF + i] != pattern(i, 1)) {
+			CHECK(0, "WRITE byte %u: 0x%02x", i, s->q.buf[WRITE_OFF + i]);
 			break;
 		}
 	for (unsigned i = 0; i < SEND_BYTES; i++)
-		if (s->buf[RECV_OFF + i] != pattern(i, 3)) {
-			CHECK(0, "SEND byte %u: 0x%02x", i, s->buf[RECV_OFF + i]);
+		if (s->q.buf[RECV_OFF + i] != pattern(i, 3)) {
+			CHECK(0, "SEND byte %u: 0x%02x", i, s->q.buf[RECV_OFF + i]);
 			break;
 		}
 	for (unsigned i = 0; i < WIMM_BYTES; i++)
-		if (s->buf[WIMM_OFF + i] != pattern(i, 4)) {
-			CHECK(0, "WRITE with immediate byte %u: 0x%02x", i, s->buf[WIMM_OFF + i]);
+		if (s->q.buf[WIMM_OFF + i] != pattern(i, 4)) {
+			CHECK(0, "WRITE with immediate byte %u: 0x%02x", i, s->q.buf[WIMM_OFF + i]);
 			break;
 		}
 	CHECK(*fa == 112, "counter after the fetch-adds: %llu", (unsigned long long)*fa);
@@ -503,7 +493,7 @@ static void access_server(struct side *s, int fd)
 
 	sync_byte(fd, 'r');
 	sync_byte(fd, 'c');
-	CHECK(ibv_query_qp(s->qp, &a, IBV_QP_STATE, &ia) == 0 && a.qp_state == IBV_QPS_ERR,
+	CHECK(ibv_query_qp(s->q.qp, &a, IBV_QP_STATE, &ia) == 0 && a.qp_state == IBV_QPS_ERR,
 	      "responder QP in state %d after a remote access error", a.qp_state);
 }
 
@@ -619,32 +609,32 @@ static void f_post(struct side *s, const struct fault_run *r, unsigned i)
 	switch (f_kind(r, i)) {
 	case 'w':
 		off = F_SRC_W + slot * F_STRIDE;
-		fill(s->buf + off, F_W_BYTES, 0x40 + k);
+		fill(s->q.buf + off, F_W_BYTES, 0x40 + k);
 		post(s, i, IBV_WR_RDMA_WRITE, off, F_W_BYTES, off, rk, 0, 0);
 		break;
 	case 's':
 		off = F_SEND + slot * F_STRIDE;
-		fill(s->buf + off, F_S_BYTES, 0x80 + k);
+		fill(s->q.buf + off, F_S_BYTES, 0x80 + k);
 		post(s, i, IBV_WR_SEND_WITH_IMM, off, F_S_BYTES, 0, 0, i, 0);
 		break;
 	case 'i':
 		off = F_IMM + slot * 128;
-		fill(s->buf + off, F_I_BYTES, 0xc0 + k);
+		fill(s->q.buf + off, F_I_BYTES, 0xc0 + k);
 		post(s, i, IBV_WR_RDMA_WRITE_WITH_IMM, off, F_I_BYTES, off, rk, i, 0);
 		break;
 	case 'r':
 		off = F_RD_DST + slot * F_R_STRIDE;
-		memset(s->buf + off, 0, F_R_BYTES);
+		memset(s->q.buf + off, 0, F_R_BYTES);
 		post(s, i, IBV_WR_RDMA_READ, off, F_R_BYTES, F_RD_SRC + (k % 16) * 256, rk, 0, 0);
 		break;
 	case 'f':
-		res = (uint64_t *)(s->buf + F_FA_RES + slot * 8);
+		res = (uint64_t *)(s->q.buf + F_FA_RES + slot * 8);
 		*res = ~0ull;
 		post(s, i, IBV_WR_ATOMIC_FETCH_AND_ADD, F_FA_RES + slot * 8, 8, F_FA, rk,
 		     F_FA_ADD, 0);
 		break;
 	case 'c':
-		res = (uint64_t *)(s->buf + F_CS_RES + slot * 8);
+		res = (uint64_t *)(s->q.buf + F_CS_RES + slot * 8);
 		*res = ~0ull;
 		post(s, i, IBV_WR_ATOMIC_CMP_AND_SWP, F_CS_RES + slot * 8, 8, F_CS, rk, k, k + 1);
 		break;
@@ -678,7 +668,7 @@ static void f_check(struct side *s, const struct fault_run *r, unsigned i,
 	switch (kind) {
 	case 'r': {
 		/* the server's READ source is pattern(., 2) from F_RD_SRC on */
-		const uint8_t *got = s->buf + F_RD_DST + slot * F_R_STRIDE;
+		const uint8_t *got = s->q.buf + F_RD_DST + slot * F_R_STRIDE;
 
 		bad = -1;
 		for (unsigned j = 0; j < F_R_BYTES && bad < 0; j++)
@@ -688,12 +678,12 @@ static void f_check(struct side *s, const struct fault_run *r, unsigned i,
 		break;
 	}
 	case 'f':
-		memcpy(&v, s->buf + F_FA_RES + slot * 8, 8);
+		memcpy(&v, s->q.buf + F_FA_RES + slot * 8, 8);
 		CHECK(v == (uint64_t)k * F_FA_ADD, "fetch-add %u returned %llu, not %llu", k,
 		      (unsigned long long)v, (unsigned long long)k * F_FA_ADD);
 		break;
 	case 'c':
-		memcpy(&v, s->buf + F_CS_RES + slot * 8, 8);
+		memcpy(&v, s->q.buf + F_CS_RES + slot * 8, 8);
 		CHECK(v == k, "compare-and-swap %u returned %llu", k, (unsigned long long)v);
 		break;
 	}
@@ -736,7 +726,7 @@ static void faults_client(struct side *s, int fd, const struct fault_run *r)
 
 		while (posted < r->iters && posted - done < F_WINDOW)
 			f_post(s, r, posted++);
-		n = ibv_poll_cq(s->cq, F_WINDOW, wc);
+		n = ibv_poll_cq(s->q.cq, F_WINDOW, wc);
 		if (n < 0)
 			DIE("poll CQ");
 		for (int j = 0; j < n; j++)
@@ -787,14 +777,14 @@ static void f_check_recv(struct side *s, const struct fault_run *r, unsigned *ne
 	      "receive %u: immediate %u, expected %u (operation %c %u)", j,
 	      ntohl(wc->imm_data), i, kind, k);
 	if (kind == 's') {
-		int bad = mismatch(s->buf + F_SEND + (j % F_SLOTS) * F_STRIDE, F_S_BYTES, 0x80 + k);
+		int bad = mismatch(s->q.buf + F_SEND + (j % F_SLOTS) * F_STRIDE, F_S_BYTES, 0x80 + k);
 
 		CHECK(wc->opcode == IBV_WC_RECV && wc->byte_len == F_S_BYTES,
 		      "receive %u: opcode %d length %u for SEND %u", j, wc->opcode,
 		      wc->byte_len, k);
 		CHECK(bad < 0, "SEND %u: byte %d differs", k, bad);
 	} else {
-		int bad = mismatch(s->buf + F_IMM + (k % F_SLOTS) * 128, F_I_BYTES, 0xc0 + k);
+		int bad = mismatch(s->q.buf + F_IMM + (k % F_SLOTS) * 128, F_I_BYTES, 0xc0 + k);
 
 		CHECK(wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM && wc->byte_len == F_I_BYTES,
 		      "receive %u: opcode %d length %u for WRITE with immediate %u", j,
@@ -811,14 +801,14 @@ static void faults_server(struct side *s, int fd, const struct fault_run *r)
 	double last;
 	struct ibv_wc wc[8];
 
-	fill(s->buf + F_RD_SRC, 16 * 256 + F_R_BYTES, 2);
+	fill(s->q.buf + F_RD_SRC, 16 * 256 + F_R_BYTES, 2);
 	while (posted < F_RECV_DEPTH && posted < expect + F_RECV_EXTRA)
 		f_post_recv(s, posted++);
 	sync_byte(fd, 'r');
 	last = now_s();
 	/* until every receive came, or the client stopped (done or failed) */
 	while (got < expect && !failures && now_s() - last < 30 && !peer_finished(fd)) {
-		int n = ibv_poll_cq(s->cq, 8, wc);
+		int n = ibv_poll_cq(s->q.cq, 8, wc);
 
 		if (n < 0)
 			DIE("poll CQ");
@@ -846,12 +836,12 @@ static void faults_server(struct side *s, int fd, const struct fault_run *r)
 	      got, expect);
 	for (unsigned slot = 0; slot < F_SLOTS && slot < nwrite; slot++) {
 		unsigned k = slot + (nwrite - 1 - slot) / F_SLOTS * F_SLOTS;
-		int bad = mismatch(s->buf + F_SRC_W + slot * F_STRIDE, F_W_BYTES, 0x40 + k);
+		int bad = mismatch(s->q.buf + F_SRC_W + slot * F_STRIDE, F_W_BYTES, 0x40 + k);
 
 		CHECK(bad < 0, "WRITE slot %u: byte %d is not WRITE %u's", slot, bad, k);
 	}
-	memcpy(&fa, s->buf + F_FA, 8);
-	memcpy(&cs, s->buf + F_CS, 8);
+	memcpy(&fa, s->q.buf + F_FA, 8);
+	memcpy(&cs, s->q.buf + F_CS, 8);
 	CHECK(fa == (uint64_t)f_count(r, 'f') * F_FA_ADD, "counter %llu after %u fetch-adds of %d",
 	      (unsigned long long)fa, f_count(r, 'f'), F_FA_ADD);
 	CHECK(cs == f_count(r, 'c'), "swap word %llu after %u compare-and-swaps",

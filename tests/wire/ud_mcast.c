@@ -32,6 +32,7 @@
 
 #include "exchange.h"
 #include "peer_io.h"
+#include "peer_side.h"
 
 #define PROG "ud_mcast"
 
@@ -44,17 +45,8 @@
 static const union ibv_gid MGID = { .raw = {
 	0xff, 0x12, 0x40, 0x1b, 0x80, 0x01, 0, 0, 0, 0, 0, 0, 0x4d, 0x43, 0x53, 0x54 } };
 
-struct ud {
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	uint8_t *buf;		/* WINDOW slots */
-	struct ibv_mr *mr;
-};
-
 static struct ibv_context *ctx;
 static struct ibv_pd *pd;
-
-
 
 static size_t msg_len(uint32_t seq)
 {
@@ -88,7 +80,7 @@ static int to_rts(struct ibv_qp *qp)
 	return 0;
 }
 
-static int post_recv(struct ud *u, unsigned slot)
+static int post_recv(struct peer_qp *u, unsigned slot)
 {
 	struct ibv_sge sge = { (uintptr_t)(u->buf + slot * SLOT), SLOT, u->mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
@@ -96,28 +88,24 @@ static int post_recv(struct ud *u, unsigned slot)
 	return ibv_post_recv(u->qp, &wr, &bad) ? peer_fail(PROG, "ibv_post_recv") : 0;
 }
 
-static int make_ud(struct ud *u, uint32_t create_flags, bool attach)
+/* A UD QP with its own CQ and WINDOW receive slots, all posted. */
+static int make_ud(struct peer_qp *u, uint32_t create_flags, bool attach)
 {
-	struct ibv_qp_init_attr_ex a;
+	struct peer_qp_spec ud = {
+		.attr = {
+			.qp_type = IBV_QPT_UD,
+			.cap = { .max_send_wr = WINDOW, .max_recv_wr = WINDOW,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+			.comp_mask = IBV_QP_INIT_ATTR_CREATE_FLAGS,
+			.create_flags = create_flags,
+		},
+		.cqe = 2 * WINDOW,
+		.buf_bytes = WINDOW * SLOT,
+		.access = IBV_ACCESS_LOCAL_WRITE,
+	};
 
-	u->cq = ibv_create_cq(ctx, 2 * WINDOW, NULL, NULL, 0);
-	u->buf = calloc(WINDOW, SLOT);
-	if (!u->cq || !u->buf)
-		return peer_fail(PROG, "CQ or buffer");
-	u->mr = ibv_reg_mr(pd, u->buf, WINDOW * SLOT, IBV_ACCESS_LOCAL_WRITE);
-	if (!u->mr)
-		return peer_fail(PROG, "ibv_reg_mr");
-	memset(&a, 0, sizeof(a));
-	a.qp_type = IBV_QPT_UD;
-	a.send_cq = a.recv_cq = u->cq;
-	a.cap.max_send_wr = a.cap.max_recv_wr = WINDOW;
-	a.cap.max_send_sge = a.cap.max_recv_sge = 1;
-	a.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
-	a.pd = pd;
-	a.create_flags = create_flags;
-	u->qp = ibv_create_qp_ex(ctx, &a);
-	if (!u->qp)
-		return peer_fail(PROG, "ibv_create_qp_ex");
+	if (peer_qp_open(PROG, ctx, pd, &ud, u))
+		return -1;
 	if (to_rts(u->qp))
 		return -1;
 	for (unsigned i = 0; i < WINDOW; i++)
@@ -128,23 +116,14 @@ static int make_ud(struct ud *u, uint32_t create_flags, bool attach)
 	return 0;
 }
 
-static void free_ud(struct ud *u, bool attached)
+static void free_ud(struct peer_qp *u, bool attached)
 {
-	if (u->qp) {
-		if (attached)
-			ibv_detach_mcast(u->qp, &MGID, MLID);
-		ibv_destroy_qp(u->qp);
-	}
-	if (u->mr)
-		ibv_dereg_mr(u->mr);
-	if (u->cq)
-		ibv_destroy_cq(u->cq);
-	free(u->buf);
+	if (u->qp && attached)
+		ibv_detach_mcast(u->qp, &MGID, MLID);
+	peer_qp_close(PROG, u);
 }
 
-/* One CQE within PEER_WAIT_MS; 0, or -1 on a timeout or an error CQE. */
-
-static int cq_empty(struct ud *u, const char *who)
+static int cq_empty(struct peer_qp *u, const char *who)
 {
 	struct ibv_wc wc;
 
@@ -156,7 +135,7 @@ static int cq_empty(struct ud *u, const char *who)
 
 /* The copy of datagram seq on u: GRH (DGID = MGID, SGID = sgid), source
  * QPN, payload; its receive WQE posted again. */
-static int take_copy(struct ud *u, uint32_t seq, uint32_t src_qpn, const uint8_t sgid[16])
+static int take_copy(struct peer_qp *u, uint32_t seq, uint32_t src_qpn, const uint8_t sgid[16])
 {
 	static uint8_t want[SLOT];
 	struct ibv_wc wc;
@@ -177,11 +156,9 @@ static int take_copy(struct ud *u, uint32_t seq, uint32_t src_qpn, const uint8_t
 	return post_recv(u, (unsigned)wc.wr_id);
 }
 
-
-
 static int receiver(int fd, unsigned n)
 {
-	struct ud r[3] = { { 0 } };
+	struct peer_qp r[3] = { { 0 } };
 	uint8_t hello[20], sgid[16];
 	uint32_t src_qpn;
 	int rc = -1;
@@ -221,7 +198,7 @@ out:
 
 static int sender(int fd, unsigned n)
 {
-	struct ud s = { 0 }, local = { 0 };
+	struct peer_qp s = { 0 }, local = { 0 };
 	struct ibv_ah_attr aa;
 	struct ibv_ah *ah = NULL;
 	union ibv_gid gid;
@@ -299,7 +276,6 @@ out:
 
 int main(int argc, char **argv)
 {
-	struct ibv_device **list;
 	struct ex_exchange x = { .fd = -1 };
 	unsigned n = 200;
 	int port = 18515, c, rc = 1;
@@ -314,16 +290,12 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	list = ibv_get_device_list(NULL);
-	if (!list || !list[0]) {
-		fprintf(stderr, "ud_mcast: no device\n");
+	ctx = peer_open_device(PROG, NULL);
+	if (!ctx)
 		return 1;
-	}
-	ctx = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	pd = ctx ? ibv_alloc_pd(ctx) : NULL;
+	pd = ibv_alloc_pd(ctx);
 	if (!pd) {
-		peer_fail(PROG, "device or PD");
+		peer_fail(PROG, "ibv_alloc_pd");
 		goto out;
 	}
 	if (ex_exchange_open(&x, optind < argc ? argv[optind] : NULL, (uint16_t)port))
