@@ -189,12 +189,13 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 	if (ret)
 		return ret;
 	ring.ring_stamped = sq_ring_stamped(&ring, state);
-	mlx4dv_sq_fast_path_init(&ring);
 	ring.single_wqebb = 1;
 
 	ret = sq_take_grant(&ring, qp->context, flags);
 	if (ret)
 		return ret;
+	/* After the grant: MLX4DV_SQ_FAST_WRID follows the wrid table. */
+	mlx4dv_sq_fast_path_init(&ring);
 	*sq = ring;
 	return 0;
 }
@@ -209,6 +210,7 @@ void mlx4dv_sq_ring_release(struct mlx4dv_sq_ring *sq)
 	if (ticket)
 		mlx4dv_priv_grant_give_back(sq->buf, ticket, NULL);
 	sq->wrid = NULL;
+	sq->fast_path &= ~(uint32_t)MLX4DV_SQ_FAST_WRID;
 	sq->bf_reg = NULL;
 	sq->bf_buf_size = 0;
 	sq->bf_offset = 0;

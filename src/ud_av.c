@@ -79,10 +79,11 @@ out_cq:
 }
 
 /*
- * The AV as written; the VLAN and MAC only on an Ethernet port: libmlx4
- * sets them for RoCE AHs alone and copies whatever its AH holds there on
- * InfiniBand, where the device ignores them (mlx4dv_ud_av_init() leaves
- * them 0). The port is bits 24..28 of port_pd.
+ * The AV as written; the MAC only on an Ethernet port, the VLAN only when
+ * port_pd bit 29 says the AV has one: libmlx4 sets them there alone and
+ * copies whatever its AH holds otherwise (never initialised), where the
+ * device ignores them (mlx4dv_ud_av_init() leaves them 0). The port is
+ * bits 24..28 of port_pd.
  */
 static int ud_av_fill(struct mlx4dv_ud_av *out, struct ibv_context *context,
 		      const struct mlx4_wqe_datagram_seg *seg)
@@ -98,7 +99,8 @@ static int ud_av_fill(struct mlx4dv_ud_av *out, struct ibv_context *context,
 	memset(out, 0, sizeof(*out));
 	memcpy(&out->av, &seg->av, sizeof(out->av));
 	if (attr.link_layer == IBV_LINK_LAYER_ETHERNET) {
-		out->vlan = seg->vlan;
+		if (mlx4dv_be32_to_cpu(seg->av.port_pd) & (1U << 29))
+			out->vlan = seg->vlan;
 		memcpy(out->mac, seg->mac, sizeof(out->mac));
 	}
 	return 0;

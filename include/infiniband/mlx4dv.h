@@ -1174,6 +1174,10 @@ enum mlx4dv_sq_fast_path {
 	 * inline buffer checks nothing but the room (and the inline
 	 * length against max_inline). */
 	MLX4DV_SQ_FAST_CONNECTED	= 1 << 0,
+	/* wrid is not NULL: the one-call writes of a connected QP record
+	 * wr_id without testing the table pointer. Clear it (call
+	 * mlx4dv_sq_fast_path_init()) before setting wrid to NULL. */
+	MLX4DV_SQ_FAST_WRID		= 1 << 1,
 };
 
 /*
@@ -1195,7 +1199,8 @@ enum mlx4dv_sq_fast_path {
  * max_gather:   data segments one WQE of one stride holds for this QP type,
  *               at most what a 63-ds WQE holds.
  * qpn:          QP number, host order.
- * doorbell_qpn: qpn << 8, big-endian: the value for the send doorbell.
+ * doorbell_qpn: qpn << 8, big-endian: the value for the send doorbell
+ *               (mlx4dv_cq_poll_send() also matches CQE QPNs against it).
  * doorbell:     UAR + MLX4_SEND_DOORBELL (device memory).
  * bf_reg:       BlueFlame register base, or NULL.
  * bf_buf_size:  bytes of one BlueFlame buffer (half of bf_reg_size).
@@ -1218,7 +1223,7 @@ enum mlx4dv_sq_fast_path {
  *               that the posts then skip; 0 is always safe (every check
  *               made on every post). Set by mlx4dv_sq_ring_init(); call
  *               mlx4dv_sq_fast_path_init() after building or changing
- *               qp_type, max_gather or spare_wqes by hand.
+ *               qp_type, max_gather, spare_wqes or wrid by hand.
  * single_wqebb: 1 while every WQE posted since the ring was initialised
  *               took one WQEBB: mlx4dv_sq_complete() then moves tail one
  *               WQEBB past the completed WQE without reading its ds back
@@ -1395,6 +1400,16 @@ struct mlx4dv_cq_ring {
 #define __MLX4DV_STORE_GROUP()	__asm__ __volatile__("" ::: "memory")
 #else
 #define __MLX4DV_STORE_GROUP()	do { } while (0)
+#endif
+
+/* At the head of a rare branch: a compiler-only barrier, so that a load
+ * the branch shares with the common one is not hoisted above the branch
+ * into a register, where the common path would pay a move for what it
+ * takes as a memory operand. Code generation only. */
+#ifdef __GNUC__
+#define __MLX4DV_RARE_PATH()	__asm__ __volatile__("" ::: "memory")
+#else
+#define __MLX4DV_RARE_PATH()	do { } while (0)
 #endif
 
 /* A fact the compiler may rely on (the branch it would test never runs). */
@@ -1962,9 +1977,16 @@ struct mlx4dv_ud_av_eth {
  *       fields (g_slid bit 7, sgid_index, hop_limit, traffic class << 20 |
  *       flow label, dgid). static_rate: an enum ibv_rate, stored + 5.
  * eth:  NULL on InfiniBand ports. On Ethernet (RoCE) ports: sl goes to
- *       bits 29..31, is_global is required, a multicast dgid (ff..) sets
- *       dlid 0xc000 and port_pd bit 31, and a VLAN ID <= 4095 sets port_pd
- *       bit 29 and vlan = vid | (sl & 7) << 13.
+ *       bits 29..31, is_global is required, dlid stays 0, and a VLAN ID
+ *       <= 4095 sets port_pd bit 29 and vlan = vid | (sl & 7) << 13. mac
+ *       and vlan_id are what ibv_resolve_eth_l2_from_gid() gives for
+ *       attr (the MAC of the DGID's neighbour, 33:33 + its low 32 bits
+ *       for an IPv6 multicast DGID): libmlx4 takes them from there on
+ *       ports with IP-based GIDs (IBV_PORT_IP_BASED_GIDS, which mlx4_ib
+ *       reports on every Ethernet port), and a multicast DGID gets no
+ *       other bit (its dlid 0xc000 and port_pd bit 31 belong to
+ *       mlx4_resolve_grh_to_l2(), the path of ports without IP-based
+ *       GIDs, which this function does not build).
  * Returns 0, or EINVAL (NULL argument, pdn over 24 bits, RoCE without
  * GRH).
  */
@@ -1999,10 +2021,6 @@ mlx4dv_ud_av_init(struct mlx4dv_ud_av *out, uint32_t pdn,
 	}
 	if (eth) {
 		memcpy(out->mac, eth->mac, 6);
-		if (attr->grh.dgid.raw[0] == 0xff) {
-			out->av.dlid = mlx4dv_cpu_to_be16(0xc000);
-			port_pd |= 1U << 31;
-		}
 		if (eth->vlan_id <= 0xfff) {
 			port_pd |= 1U << 29;
 			vlan = (uint16_t)(eth->vlan_id | ((attr->sl & 7) << 13));
@@ -2680,10 +2698,12 @@ __mlx4dv_sq_is_connected(const struct mlx4dv_sq_ring *sq)
 
 /*
  * mlx4dv_sq_fast_path_init - derive sq->fast_path (enum
- * mlx4dv_sq_fast_path) from qp_type, max_gather and spare_wqes. Call it
- * after filling a handle by hand or changing one of those fields;
- * mlx4dv_sq_ring_init() calls it. A handle whose fast_path is 0 makes
- * every check on every post.
+ * mlx4dv_sq_fast_path) from qp_type, max_gather, spare_wqes and wrid.
+ * Call it after filling a handle by hand or changing one of those fields
+ * (wrid set to NULL above all: a stale MLX4DV_SQ_FAST_WRID would have the
+ * posts store through it); mlx4dv_sq_ring_init() and
+ * mlx4dv_sq_ring_release() keep it in step. A handle whose fast_path is 0
+ * makes every check on every post.
  */
 static inline void
 mlx4dv_sq_fast_path_init(struct mlx4dv_sq_ring *sq)
@@ -2692,23 +2712,39 @@ mlx4dv_sq_fast_path_init(struct mlx4dv_sq_ring *sq)
 	if (__mlx4dv_sq_is_connected(sq) && sq->max_gather >= 1 &&
 	    sq->spare_wqes >= 1)
 		sq->fast_path |= MLX4DV_SQ_FAST_CONNECTED;
+	if (sq->wrid)
+		sq->fast_path |= MLX4DV_SQ_FAST_WRID;
 }
 
-/*
- * 1 when the ring is in the state every small connected-QP post hopes
- * for: fast_path exactly MLX4DV_SQ_FAST_CONNECTED and ring_stamped 1 (the
- * type, gather and headroom checks and the stamping step all skipped).
- * The two fields are adjacent, so both are tested with one 8-byte load
- * and compare instead of a test and a branch each; any other value of
- * either field takes the general path, which tests them one by one.
- */
-static MLX4DV_ALWAYS_INLINE int
-__mlx4dv_sq_hot(const struct mlx4dv_sq_ring *sq)
+/* ring_stamped (low half) and fast_path (high half) as one 8-byte word. */
+static MLX4DV_ALWAYS_INLINE uint64_t
+__mlx4dv_sq_hot_word(const struct mlx4dv_sq_ring *sq)
 {
 	uint64_t both;
 
 	memcpy(&both, &sq->ring_stamped, sizeof(both));
-	return both == __mlx4dv_u32_pair(1, MLX4DV_SQ_FAST_CONNECTED);
+	return both;
+}
+
+/* The word of a ring in the state every small connected-QP post hopes
+ * for, with a wr_id table: fast_path exactly MLX4DV_SQ_FAST_CONNECTED |
+ * MLX4DV_SQ_FAST_WRID and ring_stamped 1 (the type, gather and headroom
+ * checks, the stamping step and the table's NULL test all skipped). */
+#define __MLX4DV_SQ_HOT_WRID \
+	__mlx4dv_u32_pair(1, MLX4DV_SQ_FAST_CONNECTED | MLX4DV_SQ_FAST_WRID)
+
+/*
+ * 1 when the ring is in that state with or without a wr_id table. The
+ * two fields are adjacent, so both are tested with one 8-byte load and
+ * compare (after setting the WRID bit) instead of a test and a branch
+ * each; any other value of either field takes the general path, which
+ * tests them one by one.
+ */
+static MLX4DV_ALWAYS_INLINE int
+__mlx4dv_sq_hot(const struct mlx4dv_sq_ring *sq)
+{
+	return (__mlx4dv_sq_hot_word(sq) |
+		__mlx4dv_u32_pair(0, MLX4DV_SQ_FAST_WRID)) == __MLX4DV_SQ_HOT_WRID;
 }
 
 /*
@@ -2921,7 +2957,8 @@ __mlx4dv_sq_write_connected_as(struct mlx4dv_sq_ring *sq, uint32_t opcode,
  * opcode: MLX4_OPCODE_*; raddr/rkey used when with_raddr; imm stored as
  * given. Validates (QP type, flags, payload, room) before writing. A ring
  * in the common state (__mlx4dv_sq_hot()) gets its own copy of the body, in
- * which the fast-path and stamping tests are constants.
+ * which the fast-path and stamping tests are constants. wr_id is the
+ * caller's to record.
  */
 static MLX4DV_ALWAYS_INLINE int
 __mlx4dv_sq_write_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
@@ -2935,6 +2972,56 @@ __mlx4dv_sq_write_connected(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 	__be64 rk = __mlx4dv_raddr_rkey_rsvd(rkey);
 
 	if (__MLX4DV_LIKELY(__mlx4dv_sq_hot(sq)))
+		return __mlx4dv_sq_write_connected_as(sq, opcode, with_raddr,
+						   ra, rk, imm, send_flags,
+						   pl, 1, 1);
+	return __mlx4dv_sq_write_connected_as(sq, opcode, with_raddr, ra, rk,
+					   imm, send_flags, pl,
+					   !!(sq->fast_path &
+					      MLX4DV_SQ_FAST_CONNECTED), 0);
+}
+
+/*
+ * __mlx4dv_sq_write_connected() for the one-call writes, which record
+ * wr_id too. A ring in the common state with a wr_id table
+ * (__MLX4DV_SQ_HOT_WRID, one 8-byte compare) stores wr_id without testing
+ * the table pointer. Any other ring records it as __mlx4dv_sq_set_wr_id()
+ * does; then the common state without a table still gets the lean copy
+ * of the body, everything else the general one.
+ */
+static MLX4DV_ALWAYS_INLINE int
+__mlx4dv_sq_write_connected_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
+				  uint32_t opcode, int with_raddr,
+				  uint64_t raddr, uint32_t rkey, __be32 imm,
+				  uint32_t send_flags,
+				  const struct __mlx4dv_sq_payload *pl)
+{
+	/* Swapped here, ahead of the branch, so that a loop of posts to one
+	 * rkey swaps it once. */
+	__be64 ra = mlx4dv_cpu_to_be64(raddr);
+	__be64 rk = __mlx4dv_raddr_rkey_rsvd(rkey);
+
+	if (__MLX4DV_LIKELY(__mlx4dv_sq_hot_word(sq) == __MLX4DV_SQ_HOT_WRID)) {
+		MLX4DV_ASSERT(sq->wrid != NULL);
+		sq->wrid[sq->head & (sq->wqe_cnt - 1)] = wr_id;
+		return __mlx4dv_sq_write_connected_as(sq, opcode, with_raddr,
+						   ra, rk, imm, send_flags,
+						   pl, 1, 1);
+	}
+	/* Without this barrier GCC keeps values of the branch above (the
+	 * hot word, the index mask) for the branches below, and a loop of
+	 * posts pays for them in registers: a spill and a copy per WQE.
+	 * Past it everything is read again from the handle. Code
+	 * generation only (docs/performance.md). */
+	__MLX4DV_RARE_PATH();
+	__mlx4dv_sq_set_wr_id(sq, wr_id);
+	/* ring_stamped 1 and fast_path exactly MLX4DV_SQ_FAST_CONNECTED:
+	 * the common state of a ring without a table. Written out, without
+	 * a branch hint, rather than through __mlx4dv_sq_write_connected():
+	 * either form moves GCC's register choices in the loop around the
+	 * branch above (a spill per WQE again). */
+	if (__mlx4dv_sq_hot_word(sq) ==
+	    __mlx4dv_u32_pair(1, MLX4DV_SQ_FAST_CONNECTED))
 		return __mlx4dv_sq_write_connected_as(sq, opcode, with_raddr,
 						   ra, rk, imm, send_flags,
 						   pl, 1, 1);
@@ -2997,8 +3084,7 @@ mlx4dv_sq_write_send(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND, 0, 0, 0, 0,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_SEND, 0, 0, 0, 0,
 					send_flags, &pl);
 }
 
@@ -3009,8 +3095,7 @@ mlx4dv_sq_write_send_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 {
 	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND, 0, 0, 0, 0,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_SEND, 0, 0, 0, 0,
 					send_flags, &pl);
 }
 
@@ -3024,8 +3109,7 @@ mlx4dv_sq_write_send_imm(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
 					send_flags, &pl);
 }
 
@@ -3037,8 +3121,7 @@ mlx4dv_sq_write_send_imm_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 {
 	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_SEND_IMM, 0, 0, 0, imm,
 					send_flags, &pl);
 }
 
@@ -3054,8 +3137,7 @@ mlx4dv_sq_write_send_inv(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 
 	if (sq->qp_type == IBV_QPT_UC)
 		return EINVAL;
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
 					mlx4dv_cpu_to_be32(invalidate_rkey),
 					send_flags, &pl);
 }
@@ -3070,8 +3152,7 @@ mlx4dv_sq_write_send_inv_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 
 	if (sq->qp_type == IBV_QPT_UC)
 		return EINVAL;
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_SEND_INVAL, 0, 0, 0,
 					mlx4dv_cpu_to_be32(invalidate_rkey),
 					send_flags, &pl);
 }
@@ -3086,8 +3167,7 @@ mlx4dv_sq_write_rdma_write(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
 					rkey, 0, send_flags, &pl);
 }
 
@@ -3100,8 +3180,7 @@ mlx4dv_sq_write_rdma_write_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 {
 	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_RDMA_WRITE, 1, raddr,
 					rkey, 0, send_flags, &pl);
 }
 
@@ -3116,8 +3195,7 @@ mlx4dv_sq_write_rdma_write_imm(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 	struct __mlx4dv_sq_payload pl = { sg, num_sge, NULL, 0,
 					!!(send_flags & IBV_SEND_INLINE) };
 
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
 					raddr, rkey, imm, send_flags, &pl);
 }
 
@@ -3130,8 +3208,7 @@ mlx4dv_sq_write_rdma_write_imm_inline(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 {
 	struct __mlx4dv_sq_payload pl = { NULL, 0, data, len, 1 };
 
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_RDMA_WRITE_IMM, 1,
 					raddr, rkey, imm, send_flags, &pl);
 }
 
@@ -3147,8 +3224,7 @@ mlx4dv_sq_write_rdma_read(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 
 	if (sq->qp_type == IBV_QPT_UC || (send_flags & IBV_SEND_INLINE))
 		return EINVAL;
-	__mlx4dv_sq_set_wr_id(sq, wr_id);
-	return __mlx4dv_sq_write_connected(sq, MLX4_OPCODE_RDMA_READ, 1, raddr,
+	return __mlx4dv_sq_write_connected_wr_id(sq, wr_id, MLX4_OPCODE_RDMA_READ, 1, raddr,
 					rkey, 0, send_flags, &pl);
 }
 
@@ -4095,6 +4171,12 @@ mlx4dv_cq_peek(const struct mlx4dv_cq_ring *cq)
 	 * byte's address, slot + size - 1, folds into the load: the empty
 	 * poll is the hot path of every polling loop. */
 	uint8_t *slot = cq->buf + (size_t)(ci & (cq->cqe_cnt - 1)) * size;
+
+	/* Without it the non-NULL hint below makes GCC form slot + size in a
+	 * register ahead of the owner test, one addition more on the empty
+	 * poll; kept opaque, the owner byte's address folds into the load
+	 * and the CQE pointer is made on the hit path only. */
+	__MLX4DV_OPAQUE(slot);
 	/* The owner test of mlx4dv_cqe_sw_owned() on the slot's last byte. */
 	int32_t owner = (int8_t)__atomic_load_n(slot + size - 1, __ATOMIC_RELAXED);
 
@@ -4991,6 +5073,28 @@ mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe,
 }
 
 /*
+ * 1 when the CQE's QPN is the SQ's, compared in the byte order both carry
+ * it in: the CQE word vlan_my_qpn is big-endian (QPN in its low 24 bits),
+ * so its bytes 1..3 are the QPN's; doorbell_qpn is qpn << 8 big-endian,
+ * bytes 0..2 the QPN's, byte 3 zero. Read as host words on a
+ * little-endian CPU the first, shifted right by 8, is the second: no
+ * byte swap, no mask. The portable form is the host-order compare of
+ * mlx4dv_cqe_qpn() with qpn, which doorbell_qpn must agree with
+ * (asserted under MLX4DV_DEBUG).
+ */
+static MLX4DV_ALWAYS_INLINE int
+__mlx4dv_cqe_is_of_doorbell_qpn(const struct mlx4_cqe *cqe,
+				const struct mlx4dv_sq_ring *sq)
+{
+	MLX4DV_ASSERT(sq->doorbell_qpn == mlx4dv_cpu_to_be32(sq->qpn << 8));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return ((uint32_t)cqe->vlan_my_qpn >> 8) == (uint32_t)sq->doorbell_qpn;
+#else
+	return mlx4dv_cqe_qpn(cqe) == sq->qpn;
+#endif
+}
+
+/*
  * mlx4dv_cq_poll_send - take the next completion of a CQ that carries
  * the send completions of one SQ: the lean form of mlx4dv_cq_next() +
  * mlx4dv_cqe_is_error() + mlx4dv_sq_complete_cqe() for the common case.
@@ -5007,8 +5111,10 @@ mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe,
  *  EIO      an error CQE (flushes included). Take it with
  *           mlx4dv_cq_next(), read mlx4dv_cqe_syndrome() and account it
  *           with mlx4dv_sq_complete_cqe().
- *  EINVAL   a receive CQE, a send CQE of another QPN, or opcode 0x1f
- *           (no CQE opcode).
+ *  EINVAL   a receive CQE, a send CQE of another QPN (compared with
+ *           sq->doorbell_qpn, which must be qpn << 8 big-endian, as
+ *           mlx4dv_sq_ring_init() sets it), or opcode 0x1f (no CQE
+ *           opcode).
  *  ERANGE   its wqe_index names no outstanding WQE (a stale or foreign
  *           CQE; see mlx4dv_sq_complete()).
  * Ordering: the owner test comes first, then mlx4dv_barrier_from_device(),
@@ -5048,7 +5154,7 @@ mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	if (__MLX4DV_UNLIKELY(kind >= MLX4_CQE_OPCODE_ERROR))
 		return mlx4dv_cqe_opcode(cqe) == MLX4_CQE_OPCODE_ERROR ?
 		       EIO : EINVAL;
-	if (mlx4dv_cqe_qpn(cqe) != sq->qpn)
+	if (!__mlx4dv_cqe_is_of_doorbell_qpn(cqe, sq))
 		return EINVAL;
 	/* mlx4dv_sq_complete() with its one-WQEBB branch written out. start
 	 * is the named WQEBB, tail + 0..65535. It is outstanding when
@@ -5064,9 +5170,11 @@ mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 		if (sq->wrid)
 			id = sq->wrid[start & (sq->wqe_cnt - 1)];
 		sq->tail = start + 1;
-	} else if (!__mlx4dv_sq_complete_sized(sq, mlx4dv_cqe_wqe_index(cqe),
-					       &id, 0)) {
-		return ERANGE;
+	} else {
+		__MLX4DV_RARE_PATH();
+		if (!__mlx4dv_sq_complete_sized(sq, mlx4dv_cqe_wqe_index(cqe),
+						&id, 0))
+			return ERANGE;
 	}
 	cq->cons_index = ci + 1;
 	if (wr_id)

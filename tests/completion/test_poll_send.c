@@ -52,6 +52,9 @@ static void fake_init(struct fake *f, uint32_t cqe_size, uint32_t cons_index,
 	f->sq.tail = tail;
 	f->sq.head = head;
 	f->sq.qpn = QPN;
+	/* qpn << 8, big-endian: bytes 12 34 56 00 (the poll compares the
+	 * CQE's QPN with this word). */
+	memcpy(&f->sq.doorbell_qpn, "\x12\x34\x56\x00", 4);
 	f->sq.wrid = f->wrid;
 	f->sq.single_wqebb = 1;
 	for (uint32_t i = 0; i < WQEBBS; i++)

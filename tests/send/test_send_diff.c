@@ -221,12 +221,12 @@ static void fill_ring(struct env *e, struct side *s)
 	 * and the ring comparisons below check that skipping leaves
 	 * exactly libmlx4's stamps. */
 	s->sq.ring_stamped = 1;
-	mlx4dv_sq_fast_path_init(&s->sq);
-	assert_int_equal(s->sq.fast_path,
-			 e->type == IBV_QPT_UD || e->type == IBV_QPT_RAW_PACKET ?
-			 0 : MLX4DV_SQ_FAST_CONNECTED);
 	assert_true(s->sq.wqe_cnt <= 1024);
 	s->sq.wrid = s->wrid;
+	mlx4dv_sq_fast_path_init(&s->sq);
+	assert_int_equal(s->sq.fast_path, MLX4DV_SQ_FAST_WRID |
+			 (e->type == IBV_QPT_UD || e->type == IBV_QPT_RAW_PACKET ?
+			  0 : MLX4DV_SQ_FAST_CONNECTED));
 	if (e->bf_page) {
 		s->sq.bf_reg = e->bf_page;
 		s->sq.bf_buf_size = 256;	/* bf_reg_size 512 / 2 */

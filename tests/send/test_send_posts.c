@@ -665,10 +665,74 @@ static void test_refused_for_room_keeps_wrid(void **state)
 	done_refusals();
 }
 
+/*
+ * The one-call writes record wr_id in every state a ring can be in: the
+ * common state with a table (MLX4DV_SQ_FAST_WRID: stored without testing
+ * the pointer), a table set after mlx4dv_sq_fast_path_init() (the bit
+ * clear), no table, and fast_path 0 (every check). From count 14 of 16
+ * the three WQEs take slots 14, 15 and 0; the other entries keep their
+ * value and the ring holds the same bytes in every state.
+ */
+enum { WRID_STATES = 4, WRID_UNTOUCHED = 0xeeee };
+
+static void post_write_send_read(struct test_sq *r)
+{
+	const struct ibv_sge sg = { 0x1000, 8, 1 };
+
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&r->sq, 0x11, 0x77,
+						    0x2000, &sg, 1, 0), 0);
+	assert_int_equal(mlx4dv_sq_write_send_inline(&r->sq, 0x22, "abcd", 4,
+						     IBV_SEND_SIGNALED), 0);
+	assert_int_equal(mlx4dv_sq_write_rdma_read(&r->sq, 0x33, 0x77, 0x3000,
+						   &sg, 1, 0), 0);
+	assert_int_equal(r->sq.head, 17);
+}
+
+static void test_one_call_wr_id_every_state(void **state)
+{
+	static const uint32_t fast[WRID_STATES] = {
+		MLX4DV_SQ_FAST_CONNECTED | MLX4DV_SQ_FAST_WRID,
+		MLX4DV_SQ_FAST_CONNECTED, MLX4DV_SQ_FAST_CONNECTED, 0,
+	};
+	struct test_sq r[WRID_STATES];
+	int k;
+
+	(void)state;
+	for (k = 0; k < WRID_STATES; k++) {
+		struct test_sq *q = &r[k];
+		uint32_t i;
+
+		test_sq_setup(q, 16, 7, 2, IBV_QPT_RC, 14, 1);
+		q->sq.max_gather = 6;
+		q->sq.max_inline = 88;
+		for (i = 0; i < 16; i++)
+			q->wrid[i] = WRID_UNTOUCHED;
+		if (k == 0)
+			q->sq.wrid = q->wrid;
+		if (k < 3)
+			mlx4dv_sq_fast_path_init(&q->sq);
+		if (k == 1 || k == 3)
+			q->sq.wrid = q->wrid;
+		assert_int_equal(q->sq.fast_path, fast[k]);
+		post_write_send_read(q);
+		for (i = 0; i < 16; i++) {
+			uint64_t w = i == 14 ? 0x11 : i == 15 ? 0x22 :
+				     i == 0 ? 0x33 : WRID_UNTOUCHED;
+
+			assert_int_equal(q->wrid[i], k == 2 ? WRID_UNTOUCHED : w);
+		}
+	}
+	for (k = 0; k < WRID_STATES - 1; k++)
+		expect_bytes(r[k].mem, r[WRID_STATES - 1].mem, r[k].size);
+	for (k = 0; k < WRID_STATES; k++)
+		test_sq_teardown(&r[k]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_send_gather_zero_length),
+		cmocka_unit_test(test_one_call_wr_id_every_state),
 		cmocka_unit_test(test_send_imm_inline),
 		cmocka_unit_test(test_send_imm_gather),
 		cmocka_unit_test(test_send_inv),

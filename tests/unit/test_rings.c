@@ -168,11 +168,13 @@ static void check_sq_case(struct fixture *f, const struct sq_case *c)
 	assert_null(sq.bf_reg);
 	/* still in RESET: libmlx4 stamps the ring on the move to INIT */
 	assert_int_equal(sq.ring_stamped, 1);
-	/* connected types with a gather entry take the short post path */
+	/* connected types with a gather entry take the short post path;
+	 * the wrid table asked for is there, and says so */
 	if (c->type == IBV_QPT_RC || c->type == IBV_QPT_UC)
-		assert_int_equal(sq.fast_path, MLX4DV_SQ_FAST_CONNECTED);
+		assert_int_equal(sq.fast_path, MLX4DV_SQ_FAST_CONNECTED |
+						MLX4DV_SQ_FAST_WRID);
 	else
-		assert_int_equal(sq.fast_path, 0);
+		assert_int_equal(sq.fast_path, MLX4DV_SQ_FAST_WRID);
 
 	/* what was asked */
 	assert_true(sq.max_post >= c->max_send_wr);
@@ -206,6 +208,8 @@ static void check_sq_case(struct fixture *f, const struct sq_case *c)
 
 	mlx4dv_sq_ring_release(&sq);
 	assert_null(sq.wrid);
+	/* no table, no bit: a post on the released copy tests the pointer */
+	assert_int_equal(sq.fast_path & MLX4DV_SQ_FAST_WRID, 0);
 	assert_int_equal(ibv_destroy_qp(qp), 0);
 }
 

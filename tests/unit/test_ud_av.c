@@ -48,6 +48,70 @@ static void rich_attr(const struct unit_dev *d, struct ibv_ah_attr *a)
 	a->grh.flow_label = 0x12345;
 }
 
+/* On an Ethernet port: mlx4dv_ud_av_init() given the PD number and the
+ * MAC and VLAN that ibv_resolve_eth_l2_from_gid() resolves for attr (as
+ * libmlx4 resolves them on a port with IP-based GIDs) builds libmlx4's
+ * destination byte for byte. */
+static void expect_eth_av_matches(const struct unit_dev *d, uint32_t pdn,
+				  struct ibv_ah_attr *attr,
+				  const struct mlx4dv_ud_av *libmlx4)
+{
+	struct ibv_port_attr port;
+	struct mlx4dv_ud_av_eth eth;
+	struct mlx4dv_ud_av by_hand;
+
+	assert_int_equal(ibv_query_port(d->ctx, d->port, &port), 0);
+	assert_true(port.port_cap_flags & IBV_PORT_IP_BASED_GIDS);
+	assert_int_equal(ibv_resolve_eth_l2_from_gid(d->ctx, attr, eth.mac,
+						     &eth.vlan_id), 0);
+	memset(&by_hand, 0x5a, sizeof(by_hand));
+	assert_int_equal(mlx4dv_ud_av_init(&by_hand, pdn, attr, &eth), 0);
+	assert_memory_equal(&by_hand, libmlx4, sizeof(by_hand));
+}
+
+/*
+ * A multicast destination, libmlx4's AV against mlx4dv_ud_av_init()'s
+ * byte for byte. On an Ethernet port (IP-based GIDs) libmlx4 gives a
+ * multicast DGID no bit of its own: dlid 0, port_pd without bit 31, the
+ * MAC 33:33 + the DGID's low 32 bits. On InfiniBand the MLID is the
+ * caller's dlid.
+ */
+static void multicast_av(void **state)
+{
+	static const uint8_t mgid[16] = { 0xff, 0x0e, 0, 0, 0, 0, 0, 0,
+					  0, 0, 0, 0, 0x12, 0x34, 0x56, 0x78 };
+	static const uint8_t mac[6] = { 0x33, 0x33, 0x12, 0x34, 0x56, 0x78 };
+	struct unit_dev *d = unit_dev_open();
+	struct mlx4dv_ud_av av, by_hand;
+	struct ibv_ah_attr attr;
+	struct ibv_ah *ah;
+	uint32_t pdn = 0;
+
+	(void)state;
+	assert_non_null(d);
+	rich_attr(d, &attr);
+	memcpy(attr.grh.dgid.raw, mgid, 16);
+	attr.dlid = 0xc001;
+	ah = ibv_create_ah(d->pd, &attr);
+	assert_non_null(ah);
+	memset(&av, 0xcc, sizeof(av));
+	assert_int_equal(mlx4dv_ud_av_from_ah(&av, ah), 0);
+	assert_int_equal(mlx4dv_pd_number(d->pd, &pdn), 0);
+	assert_int_equal(be32_at(&av.av.port_pd), (uint32_t)d->port << 24 | pdn);
+	if (d->link_layer == IBV_LINK_LAYER_ETHERNET) {
+		assert_int_equal(av.av.dlid, 0);
+		assert_memory_equal(av.mac, mac, 6);
+		assert_int_equal(av.vlan, 0);
+		expect_eth_av_matches(d, pdn, &attr, &av);
+	} else {
+		assert_int_equal(be32_at(&av.av.dlid) >> 16, 0xc001);
+		assert_int_equal(mlx4dv_ud_av_init(&by_hand, pdn, &attr, NULL), 0);
+		assert_memory_equal(&by_hand, &av, sizeof(av));
+	}
+	assert_int_equal(ibv_destroy_ah(ah), 0);
+	unit_dev_close(d);
+}
+
 static void av_fields(void **state)
 {
 	struct unit_dev *d = unit_dev_open();
@@ -86,6 +150,7 @@ static void av_fields(void **state)
 		assert_memory_equal(&by_hand, &av, sizeof(av));
 	} else {
 		assert_int_equal(sl_word >> 29, 5);
+		expect_eth_av_matches(d, pdn, &attr, &av);
 	}
 	/* refusals leave the output alone */
 	memcpy(&by_hand, &av, sizeof(av));
@@ -212,6 +277,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(av_fields),
 		cmocka_unit_test(pd_numbers_differ),
+		cmocka_unit_test(multicast_av),
 		cmocka_unit_test(ud_send_with_av_from_ah),
 	};
 
