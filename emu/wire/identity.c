@@ -44,6 +44,18 @@ static bool port_is_eth(unsigned port)
 	return emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
 }
 
+uint32_t emu_wire_udp_drops_grown(const struct cmsghdr *c, uint32_t *seen)
+{
+	uint32_t dropped, grown;
+
+	if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_RXQ_OVFL)
+		return 0;
+	memcpy(&dropped, CMSG_DATA(c), sizeof(dropped));
+	grown = dropped - *seen;
+	*seen = dropped;
+	return grown;
+}
+
 int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, unsigned opts)
 {
 	struct sockaddr_in sin = {

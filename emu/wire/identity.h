@@ -54,6 +54,15 @@ enum {
  */
 int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, unsigned opts);
 
+struct cmsghdr;
+/*
+ * For a socket bound with EMU_UDP_COUNT_DROPS: when c is the SO_RXQ_OVFL
+ * control message of a datagram read, what the socket's drop count grew
+ * by since *seen (the count last read, updated; the kernel's counter is
+ * 32 bits and wraps), else 0.
+ */
+uint32_t emu_wire_udp_drops_grown(const struct cmsghdr *c, uint32_t *seen);
+
 /* The port's address and its bound, non-blocking UDP socket (-1: none). */
 uint32_t emu_port_addr(unsigned port);
 int emu_port_socket(unsigned port);

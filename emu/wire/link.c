@@ -351,12 +351,11 @@ static size_t rx_control(struct link_port *lp, struct msghdr *h)
 
 			memcpy(&v, CMSG_DATA(c), sizeof(v));
 			seg = v > 0 ? (size_t)v : 0;
-		} else if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL) {
-			uint32_t dropped;
+		} else {
+			uint32_t grown = emu_wire_udp_drops_grown(c, &lp->ovfl_seen);
 
-			memcpy(&dropped, CMSG_DATA(c), sizeof(dropped));
-			add(&lp->rx_overflow, (uint32_t)(dropped - lp->ovfl_seen));
-			lp->ovfl_seen = dropped;
+			if (grown)
+				add(&lp->rx_overflow, grown);
 		}
 	}
 	return seg;

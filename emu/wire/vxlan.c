@@ -151,15 +151,10 @@ int emu_vxlan_flush(void)
 static void note_overflow(struct tunnel *t, struct msghdr *mh)
 {
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
-		uint32_t dropped;
+		uint32_t grown = emu_wire_udp_drops_grown(c, &t->ovfl_seen);
 
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_RXQ_OVFL)
-			continue;
-		memcpy(&dropped, CMSG_DATA(c), sizeof(dropped));
-		if (dropped != t->ovfl_seen) {
-			add(&t->rx_overflow, (uint32_t)(dropped - t->ovfl_seen));
-			t->ovfl_seen = dropped;
-		}
+		if (grown)
+			add(&t->rx_overflow, grown);
 	}
 }
 
