@@ -56,6 +56,10 @@
  *           WR_FLUSH_ERR, every WR exactly once and in order; the client
  *           process lives on and its destroys return.  The server finds
  *           the bytes of each WRITE that succeeded.
+ *   unmapped_read
+ *           the server registers memory, unmaps it and hands its rkey
+ *           to the client: the client's RDMA READ of it ends in
+ *           REM_OP_ERR and the server's QP is in ERR.
  *
  * -T and -R set the QPs' timeout and retry_cnt (default 14 and 3: 67 ms
  * and RETRY_EXC_ERR after 4 timeouts; -m faults: 16 and 7).
@@ -694,6 +698,44 @@ static void unmapped_server(struct side *s, int fd)
 	printf("server unmapped: %d WRITEs checked\n", n);
 }
 
+static void unmapped_read_client(struct side *s, int fd)
+{
+	struct { uint64_t addr; uint32_t rkey; } gone;
+	struct ibv_wc wc;
+	int n;
+
+	xfer(fd, &gone, sizeof(gone), false);
+	/* post() adds the peer's buffer address to the offset */
+	post(s, 1, IBV_WR_RDMA_READ, READ_OFF, XFER, gone.addr - s->peer.addr, gone.rkey, 0, 0);
+	n = poll_n(s, &wc, 1, 10);
+	CHECK(n == 1 && wc.status == IBV_WC_REM_OP_ERR, "READ of unmapped memory: %s",
+	      n == 1 ? ibv_wc_status_str(wc.status) : "no completion");
+	sync_byte(fd, 'c');
+}
+
+static void unmapped_read_server(struct side *s, int fd)
+{
+	struct { uint64_t addr; uint32_t rkey; } gone;
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	uint8_t *p = mmap(NULL, XFER, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+
+	if (p == MAP_FAILED)
+		DIE("mmap");
+	mr = ibv_reg_mr(s->pd, p, XFER, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mr)
+		DIE("register the READ source");
+	CHECK(munmap(p, XFER) == 0, "munmap");
+	gone.addr = (uintptr_t)p;
+	gone.rkey = mr->rkey;
+	xfer(fd, &gone, sizeof(gone), true);
+	sync_byte(fd, 'c');
+	CHECK(ibv_query_qp(s->q.qp, &a, IBV_QP_STATE, &ia) == 0 && a.qp_state == IBV_QPS_ERR,
+	      "responder QP in state %d after reading unmapped memory", a.qp_state);
+	CHECK(ibv_dereg_mr(mr) == 0, "dereg the READ source");
+}
+
 static void absent_peer(struct side *s)
 {
 	struct ibv_wc wc[2];
@@ -1067,7 +1109,7 @@ int main(int argc, char **argv)
 		case 'o': fr.mix = optarg; break;
 		case 'T': timeout = atoi(optarg); break;
 		case 'R': retry_cnt = atoi(optarg); break;
-		default: DIE("usage: rc_pair [-m ops|absent|access|rnr|faults|sges|unmapped] [-r rnr_retry] "
+		default: DIE("usage: rc_pair [-m ops|absent|access|rnr|faults|sges|unmapped|unmapped_read] [-r rnr_retry] "
 			     "[-n count] [-o wsirfc] [-T timeout] [-R retry_cnt] [-g gid] "
 			     "[-p port] [host]");
 		}
@@ -1122,6 +1164,8 @@ int main(int argc, char **argv)
 		host ? faults_client(&s, fd, &fr) : faults_server(&s, fd, &fr);
 	} else if (!strcmp(mode, "sges")) {
 		host ? sges_client(&s, fd) : sges_server(&s, fd);
+	} else if (!strcmp(mode, "unmapped_read")) {
+		host ? unmapped_read_client(&s, fd) : unmapped_read_server(&s, fd);
 	} else if (!strcmp(mode, "unmapped")) {
 		host ? unmapped_client(&s, fd) : unmapped_server(&s, fd);
 	} else {
