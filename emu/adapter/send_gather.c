@@ -100,10 +100,13 @@ int emu_send_gather(struct send_op *op, struct emu_gather *g)
 
 	g->n = 0;
 	g->total = 0;
+	g->inline_data = false;
 	if (op->off >= op->size)
 		return 0;
 	first = ld_be32(op->w + op->off);
-	if ((first & EMU_INLINE_SEG) && first != EMU_INLINE_SEG)
+	if ((first & EMU_INLINE_SEG) && first != EMU_INLINE_SEG) {
+		g->inline_data = true;
 		return parse_inline(op, g);
+	}
 	return parse_data_segs(op, g);
 }

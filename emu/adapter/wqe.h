@@ -108,6 +108,9 @@ struct emu_chunk {
 struct emu_gather {
 	uint32_t n;
 	uint64_t total;
+	/* the chunks are the WQE's inline data (in the device's copy of the
+	 * WQE, gone once it executed), not registered memory */
+	bool inline_data;
 	struct emu_chunk c[EMU_MAX_CHUNKS];
 };
 

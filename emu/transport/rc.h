@@ -45,11 +45,16 @@ struct rc_wqe {
 	uint32_t rkey;
 	uint32_t len;
 	uint64_t swap_add, compare;
-	/* SEND/WRITE: the payload, copied at post; READ/atomic: the data
-	 * segments (16 bytes each) the response goes to */
+	/* SEND/WRITE: the payload, copied at post when it was inline (the
+	 * WQE's copy is gone once it executed), else (in_place) the
+	 * registered memory it is in as nchunks struct emu_chunk, read as
+	 * each packet is sent and sent again; READ/atomic: the data segments
+	 * (16 bytes each) the response goes to */
 	uint8_t *data;
 	uint32_t cap;
 	uint32_t nsegs;
+	bool in_place;
+	uint32_t nchunks;
 	uint32_t first_psn, npkts;
 	uint32_t resp_pkts;	/* READ: response packets placed */
 	uint32_t xrc_srqn;	/* XRC: the SRQ the request names */
@@ -121,6 +126,12 @@ uint32_t rc_mtu(const struct emu_qp *qp);
 void rc_packet_out(struct emu_rc_conn *c, uint32_t dst, uint8_t opcode, uint32_t psn,
 		   bool ack_req, bool se, const uint8_t *ext, size_t ext_len,
 		   const uint8_t *payload, uint32_t len);
+/* The same with the payload in place in registered memory (read when the
+ * queue is flushed: emu_link_queue_ref); 0, or EFAULT when reading it
+ * faulted. */
+int rc_packet_out_ref(struct emu_rc_conn *c, uint32_t dst, uint8_t opcode, uint32_t psn,
+		      bool ack_req, bool se, const uint8_t *ext, size_t ext_len,
+		      const struct iovec *iov, int iovcnt);
 /* Packets arrived and were handled: sends the coalesced ACKs. */
 void rc_flush_acks(void);
 /* The timers: earliest deadline, and expiry. */

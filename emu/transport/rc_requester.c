@@ -74,8 +74,6 @@ static struct emu_rc_conn *req_conn(struct emu_qp *qp)
 	return c;
 }
 
-/* The payload of a SEND/WRITE, copied: retransmissions send the bytes
- * the WQE had when it was executed. */
 static int reserve(struct rc_wqe *w, uint64_t len)
 {
 	uint8_t *p;
@@ -90,11 +88,27 @@ static int reserve(struct rc_wqe *w, uint64_t len)
 	return 0;
 }
 
-static int copy_payload(struct rc_wqe *w, const struct emu_gather *g)
+/*
+ * What a SEND/WRITE sends.  Registered memory is read where it is, as
+ * each packet goes, and again by a retransmission, as an adapter's DMA
+ * reads it (a program reuses a buffer only once its work completion is
+ * polled: ibv_post_send(3)): the WQE keeps its gather list.  Inline data
+ * is copied, the device's copy of the WQE being gone once it ran.
+ */
+static int hold_payload(struct rc_wqe *w, const struct emu_gather *g)
 {
 	uint32_t n = 0;
-	int err = reserve(w, g->total);
+	int err;
 
+	w->in_place = !g->inline_data;
+	if (w->in_place) {
+		err = reserve(w, (uint64_t)g->n * sizeof(g->c[0]));
+		if (!err)
+			memcpy(w->data, g->c, g->n * sizeof(g->c[0]));
+		w->nchunks = g->n;
+		return err;
+	}
+	err = reserve(w, g->total);
 	if (err)
 		return err;
 	for (uint32_t i = 0; i < g->n; i++) {
@@ -126,15 +140,44 @@ static uint8_t send_opcode(const struct rc_wqe *w, bool first, bool last)
 	return write ? EMU_BOP_WRITE_MIDDLE : EMU_BOP_SEND_MIDDLE;
 }
 
-/* Packet k of a SEND or WRITE; `tr` is the transport bits of the opcode. */
-static void send_data_packet(struct emu_rc_conn *c, uint8_t tr, const struct rc_wqe *w,
-			     const uint8_t *data, uint32_t k)
+/* The ranges of registered memory that bytes [off, off + len) of an
+ * in-place payload are in, into iov (EMU_MAX_CHUNKS at most); returns
+ * how many. */
+static int payload_ranges(const struct rc_wqe *w, uint64_t off, uint32_t len,
+			  struct iovec *iov)
+{
+	const struct emu_chunk *ch = (const struct emu_chunk *)(const void *)w->data;
+	int n = 0;
+
+	for (uint32_t i = 0; i < w->nchunks && len; i++) {
+		uint32_t take;
+
+		if (off >= ch[i].len) {
+			off -= ch[i].len;
+			continue;
+		}
+		take = ch[i].len - (uint32_t)off < len ? ch[i].len - (uint32_t)off : len;
+		iov[n++] = (struct iovec){ (void *)(ch[i].p + off), take };
+		off = 0;
+		len -= take;
+	}
+	return n;
+}
+
+/* Packet k of a SEND or WRITE; `tr` is the transport bits of the opcode,
+ * `data` the payload when it is not in place.  Returns 0, or EFAULT when
+ * the memory of an in-place payload could not be read. */
+static int send_data_packet(struct emu_rc_conn *c, uint8_t tr, const struct rc_wqe *w,
+			    const uint8_t *data, uint32_t k)
 {
 	uint32_t mtu = rc_mtu(c->qp);
 	uint64_t off = (uint64_t)k * mtu;
 	uint32_t len = w->len - off < mtu ? (uint32_t)(w->len - off) : mtu;
 	bool last = k + 1 == w->npkts;
 	uint8_t op = (uint8_t)(tr | send_opcode(w, k == 0, last));
+	/* an ACK is asked for at the end of a message and every 16 packets */
+	bool ack_req = tr == EMU_TR_RC && (last || (k & 15) == 15);
+	uint32_t psn = emu_psn_add(w->first_psn, k);
 	struct emu_ext_layout l;
 	uint8_t ext[EMU_ROCE_HDR_MAX];
 
@@ -148,10 +191,32 @@ static void send_data_packet(struct emu_rc_conn *c, uint8_t tr, const struct rc_
 		memcpy(ext + l.immdt - EMU_BTH_BYTES, &w->imm_raw, 4);
 	if (l.ieth)
 		memcpy(ext + l.ieth - EMU_BTH_BYTES, &w->imm_raw, 4);
-	/* an ACK is asked for at the end of a message and every 16 packets */
-	rc_packet_out(c, c->peer, op, emu_psn_add(w->first_psn, k),
-		      tr == EMU_TR_RC && (last || (k & 15) == 15), last && w->solicited,
-		      ext, l.len, data + off, len);
+	if (w->in_place) {
+		struct iovec iov[EMU_MAX_CHUNKS];
+		int n = payload_ranges(w, off, len, iov);
+
+		return rc_packet_out_ref(c, c->peer, op, psn, ack_req, last && w->solicited,
+					 ext, l.len, iov, n);
+	}
+	rc_packet_out(c, c->peer, op, psn, ack_req, last && w->solicited, ext, l.len,
+		      data + off, len);
+	return 0;
+}
+
+/*
+ * Reading the payload of w faulted: the program unmapped registered
+ * memory while the WQE was outstanding.  As for a local error at
+ * execution behind outstanding WQEs (adapter/sq.c), w waits in the ring
+ * with LOCAL_PROT_ERR and the QP goes to the error state: the flush
+ * completes w with that syndrome, the others in order with WR_FLUSH_ERR.
+ */
+static void payload_fault(struct emu_rc_conn *c, struct rc_wqe *w)
+{
+	EMU_TRACE("QPN 0x%x WQE 0x%04x: registered memory of the payload is no longer mapped: "
+		  "local protection error", c->qp->qpn, w->index);
+	w->local = true;
+	w->syndrome = EMU_SYN_LOCAL_PROT;
+	emu_qp_set_error(c->qp);
 }
 
 static void send_request(struct emu_rc_conn *c, const struct rc_wqe *w, uint32_t k)
@@ -248,7 +313,10 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 			r->send++;
 			r->send_pkt = 0;
 		} else {
-			send_data_packet(c, EMU_TR_RC, w, w->data, r->send_pkt);
+			if (send_data_packet(c, EMU_TR_RC, w, w->data, r->send_pkt)) {
+				payload_fault(c, w);
+				return;
+			}
 			if (++r->send_pkt == w->npkts) {
 				r->send++;
 				r->send_pkt = 0;
@@ -371,7 +439,8 @@ int rc_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m)
 	w->compare = m->compare;
 	w->nsegs = m->nsegs;
 	w->xrc_srqn = m->xrc_srqn;
-	err = m->payload ? copy_payload(w, m->payload) : reserve(w, m->nsegs * 16u);
+	w->in_place = false;
+	err = m->payload ? hold_payload(w, m->payload) : reserve(w, m->nsegs * 16u);
 	if (err)
 		return err;
 	if (!m->payload && m->nsegs)

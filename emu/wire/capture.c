@@ -78,6 +78,11 @@ int emu_capture_open(const char *path)
 	return 0;
 }
 
+bool emu_capture_active(void)
+{
+	return dumper != NULL;
+}
+
 static void mac_of(uint32_t addr, uint8_t *mac)
 {
 	mac[0] = 0x02;

@@ -8,11 +8,14 @@
 #ifndef MLX4EMU_WIRE_CAPTURE_H
 #define MLX4EMU_WIRE_CAPTURE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Opens the capture file (0, or -1 with a message on stderr). */
 int emu_capture_open(const char *path);
+/* true while a capture file is open. */
+bool emu_capture_active(void);
 /* Writes one packet (BTH ... ICRC) between the two addresses; nothing
  * when no capture is open. */
 void emu_capture_packet(uint32_t src, uint32_t dst, const uint8_t *pkt, size_t len);

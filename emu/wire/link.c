@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "base/guard.h"
 #include "base/trace.h"
 #include "wire/capture.h"
 #include "wire/faults.h"
@@ -30,9 +31,18 @@
 #define RX_MSG_BYTES 65536
 #define RX_MSGS (EMU_LINK_RX_MAX / GSO_MAX_SEGS)
 
+/*
+ * A queued packet.  Most hold all of it in buf.  One queued by reference
+ * (emu_link_queue_ref) holds its headers in buf[0, head_len), its pad and
+ * ICRC in buf[head_len, head_len + tail_len), and points at its payload:
+ * the kernel reads that when the queue is flushed.
+ */
 struct tx_slot {
 	uint8_t buf[EMU_LINK_MAX_PACKET];
-	size_t len;
+	size_t len;		/* the whole packet */
+	size_t head_len, tail_len;
+	unsigned nref;
+	struct iovec ref[EMU_LINK_REF_IOV];
 	unsigned port;
 	struct sockaddr_in to;
 };
@@ -66,17 +76,24 @@ static void add(atomic_uint_fast64_t *c, uint64_t n)
  * packet from then on */
 static bool gso_ok = true;
 
-/* Pads the packet, appends its ICRC; returns the length with it. */
-static size_t seal(uint8_t *pkt, size_t len, uint32_t src, uint32_t dst)
+/* The ICRC of a packet of `len` bytes (pad included, ICRC not) from its
+ * IPv4/UDP pseudo header and its headers (hdr_len bytes, BTH first). */
+static uint32_t icrc_start(const uint8_t *hdr, size_t hdr_len, size_t len, uint32_t src,
+			   uint32_t dst)
 {
 	uint8_t ipudp[28];
 	uint32_t crc;
 
 	emu_ipv4_udp_header(ipudp, src, dst, EMU_ROCE_UDP_PORT, EMU_ROCE_UDP_PORT,
 			    (uint16_t)(8 + len + EMU_ICRC_BYTES));
-	crc = emu_icrc_begin(ipudp, pkt);
-	crc = emu_icrc_update(crc, pkt + EMU_BTH_BYTES, len - EMU_BTH_BYTES);
-	emu_icrc_final(crc, pkt + len);
+	crc = emu_icrc_begin(ipudp, hdr);
+	return emu_icrc_update(crc, hdr + EMU_BTH_BYTES, hdr_len - EMU_BTH_BYTES);
+}
+
+/* Pads the packet, appends its ICRC; returns the length with it. */
+static size_t seal(uint8_t *pkt, size_t len, uint32_t src, uint32_t dst)
+{
+	emu_icrc_final(icrc_start(pkt, len, len, src, dst), pkt + len);
 	return len + EMU_ICRC_BYTES;
 }
 
@@ -115,6 +132,9 @@ static void tx_push(unsigned port, uint32_t dst, const uint8_t *pkt, size_t len,
 		if (s->buf != pkt)
 			memcpy(s->buf, pkt, len);
 		s->len = len;
+		s->head_len = len;
+		s->tail_len = 0;
+		s->nref = 0;
 		tx_commit(port, dst);
 	}
 }
@@ -172,6 +192,9 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
 	if (pay > MAX_PAYLOAD || hdr_len > EMU_ROCE_HDR_MAX)
 		return EMSGSIZE;
 	s = tx_next();
+	s->head_len = 0;
+	s->tail_len = 0;
+	s->nref = 0;
 	memcpy(s->buf, hdr, hdr_len);
 	for (int i = 0; i < iovcnt; i++) {
 		memcpy(s->buf + n, iov[i].iov_base, iov[i].iov_len);
@@ -182,10 +205,71 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
 		pay++;
 	}
 	s->len = seal(s->buf, n, emu_port_addr(port), dst);
+	s->head_len = s->len;
 	if (emu_faults_on)
 		fault_stage(port, dst);
 	else
 		tx_commit(port, dst);
+	return 0;
+}
+
+/* emu_link_queue() reading the payload under a recovery point. */
+static int queue_copy_guarded(unsigned port, uint32_t dst, const uint8_t *hdr,
+			      size_t hdr_len, const struct iovec *iov, int iovcnt)
+{
+	struct emu_guard g;
+	int err;
+
+	if (!EMU_GUARD_ENTER(&g))
+		return EFAULT;
+	err = emu_link_queue(port, dst, hdr, hdr_len, iov, iovcnt);
+	emu_guard_leave(&g);
+	return err;
+}
+
+/* The ICRC over the payload, read under a recovery point. */
+static int icrc_payload(uint32_t *crc, const struct iovec *iov, int iovcnt)
+{
+	struct emu_guard g;
+
+	if (!EMU_GUARD_ENTER(&g))
+		return EFAULT;
+	for (int i = 0; i < iovcnt; i++)
+		*crc = emu_icrc_update(*crc, iov[i].iov_base, iov[i].iov_len);
+	emu_guard_leave(&g);
+	return 0;
+}
+
+int emu_link_queue_ref(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_len,
+		       const struct iovec *iov, int iovcnt)
+{
+	static const uint8_t zeros[4];
+	struct tx_slot *s;
+	size_t pay = 0, pad;
+	uint32_t crc;
+
+	/* the faults and the capture work on whole packets */
+	if (emu_faults_on || emu_capture_active() || iovcnt > EMU_LINK_REF_IOV)
+		return queue_copy_guarded(port, dst, hdr, hdr_len, iov, iovcnt);
+	for (int i = 0; i < iovcnt; i++)
+		pay += iov[i].iov_len;
+	if (pay > MAX_PAYLOAD || hdr_len > EMU_ROCE_HDR_MAX)
+		return EMSGSIZE;
+	pad = (4 - (pay & 3)) & 3;
+	s = tx_next();
+	memcpy(s->buf, hdr, hdr_len);
+	crc = icrc_start(s->buf, hdr_len, hdr_len + pay + pad, emu_port_addr(port), dst);
+	if (icrc_payload(&crc, iov, iovcnt))
+		return EFAULT;
+	memset(s->buf + hdr_len, 0, pad);
+	crc = emu_icrc_update(crc, zeros, pad);
+	emu_icrc_final(crc, s->buf + hdr_len + pad);
+	s->head_len = hdr_len;
+	s->tail_len = pad + EMU_ICRC_BYTES;
+	s->len = hdr_len + pay + s->tail_len;
+	s->nref = (unsigned)iovcnt;
+	memcpy(s->ref, iov, (size_t)iovcnt * sizeof(*iov));
+	tx_commit(port, dst);
 	return 0;
 }
 
@@ -244,29 +328,48 @@ static unsigned packets_in(const unsigned *pkt0, unsigned from, unsigned count,
 	return (end < nmsg ? pkt0[end] : n) - pkt0[from];
 }
 
+/* The iovecs of packet s (at most EMU_LINK_REF_IOV + 2) into v; returns
+ * how many. */
+static unsigned packet_iov(struct tx_slot *s, struct iovec *v)
+{
+	unsigned n = 0;
+
+	v[n++] = (struct iovec){ s->buf, s->head_len };
+	for (unsigned i = 0; i < s->nref; i++)
+		v[n++] = s->ref[i];
+	if (s->tail_len)
+		v[n++] = (struct iovec){ s->buf + s->head_len, s->tail_len };
+	return n;
+}
+
 /* Sends tx[first, first + n), all from one port. */
 static void send_run(unsigned first, unsigned n)
 {
 	struct mmsghdr m[BATCH];
-	struct iovec v[BATCH];
+	struct iovec v[BATCH * (EMU_LINK_REF_IOV + 2)];
 	/* control messages are aligned as cmsghdr is: to size_t */
 	struct {
 		_Alignas(size_t) char buf[CMSG_SPACE(sizeof(uint16_t))];
 	} ctl[BATCH];
 	unsigned pkt0[BATCH];	/* first packet of each message */
+	unsigned npkt[BATCH];	/* and how many it holds */
 	int fd = emu_port_socket(tx[first].port);
 	struct link_port *lp = &link_ports[tx[first].port - 1];
-	unsigned nmsg = 0, done = 0;
+	unsigned nmsg = 0, done = 0, nv = 0;
 
-	for (unsigned i = 0; i < n; i++)
-		v[i] = (struct iovec){ tx[first + i].buf, tx[first + i].len };
 	for (unsigned i = 0; i < n; nmsg++) {
-		unsigned k = gso_run(first + i, first + n);
+		unsigned k = gso_run(first + i, first + n), v0 = nv;
 
 		pkt0[nmsg] = i;
-		emu_mmsg_entry(&m[nmsg], &v[i], tx[first + i].buf, tx[first + i].len,
-			       &tx[first + i].to);
-		m[nmsg].msg_hdr.msg_iovlen = k;	/* the run's packets, one iovec each */
+		npkt[nmsg] = k;
+		for (unsigned j = 0; j < k; j++)
+			nv += packet_iov(&tx[first + i + j], v + nv);
+		m[nmsg] = (struct mmsghdr){ .msg_hdr = {
+			.msg_name = &tx[first + i].to,
+			.msg_namelen = sizeof(tx[first + i].to),
+			.msg_iov = v + v0,
+			.msg_iovlen = nv - v0,
+		} };
 		if (k > 1) {
 			struct cmsghdr *c = (struct cmsghdr *)ctl[nmsg].buf;
 			uint16_t seg = (uint16_t)tx[first + i].len;
@@ -290,14 +393,16 @@ static void send_run(unsigned first, unsigned n)
 		}
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0 && m[done].msg_hdr.msg_iovlen > 1 && gso_refused(errno)) {
+		if (r < 0 && npkt[done] > 1 && gso_refused(errno)) {
 			gso_ok = false;
 			send_run(first + pkt0[done], n - pkt0[done]);
 			return;
 		}
-		/* ECONNREFUSED (a peer gone), EAGAIN (buffer full): the
-		 * packets are lost on the wire, counted; skip them */
-		add(&lp->tx_lost, m[done].msg_hdr.msg_iovlen);
+		/* ECONNREFUSED (a peer gone), EAGAIN (buffer full),
+		 * EFAULT (memory a packet refers to was unmapped since it
+		 * was queued): the packets are lost on the wire, counted;
+		 * skip them */
+		add(&lp->tx_lost, npkt[done]);
 		done++;
 	}
 }

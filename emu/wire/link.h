@@ -3,7 +3,8 @@
  * Frames between adapters: a RoCEv2 packet (BTH ... payload, pad, ICRC) is
  * the payload of one UDP datagram from the port's address:4791 to the
  * peer's address:4791.  Outgoing packets are copied into a queue and sent
- * in batches (sendmmsg) by emu_link_flush(), runs of equal-length packets
+ * in batches (sendmmsg) by emu_link_flush() (or, with emu_link_queue_ref(),
+ * only their headers are, the kernel reading the payload in place), runs of equal-length packets
  * to one peer as one segmented send (UDP_SEGMENT) that the kernel cuts
  * into one datagram per packet; incoming ones are read in batches
  * (recvmmsg, with UDP_GRO so that the kernel may hand over a run of one
@@ -32,6 +33,25 @@
  */
 int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_len,
 		   const struct iovec *iov, int iovcnt);
+
+/* Payload ranges a packet queued by reference may point at. */
+#define EMU_LINK_REF_IOV 4
+
+/*
+ * As emu_link_queue(), but the payload is not copied: it is read for the
+ * ICRC here, under a recovery point (base/guard.h), and by the kernel when
+ * the queue is flushed, so it must stay mapped and unchanged until then.
+ * This is how an adapter's DMA reads registered memory as it sends, and
+ * it spares the engine a copy of every byte.  A payload in more than
+ * EMU_LINK_REF_IOV ranges, or one sent while faults on the wire or the
+ * capture are on (which handle whole packets), is copied instead.
+ * Returns 0, EMSGSIZE as emu_link_queue(), or EFAULT when reading the
+ * payload faulted (nothing is queued).  Memory unmapped after this
+ * returns makes the flush lose the packet (counted in tx_lost), as a
+ * send the kernel refuses does.
+ */
+int emu_link_queue_ref(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_len,
+		       const struct iovec *iov, int iovcnt);
 
 /* Sends every queued packet; returns how many were handed to the kernel
  * (a full socket buffer or an unreachable peer loses the rest, as a

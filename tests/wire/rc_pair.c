@@ -40,6 +40,26 @@
  *           slot holds the bytes of the last WRITE to it, and the final
  *           counter (3 x fetch-adds) and swap word (compare-and-swaps).
  *           QPs: timeout 16 (268 ms), retry_cnt 7, rnr_retry 7.
+ *   sges    two WRITEs gathered from many data segments: 12 of 1 to 4000
+ *           bytes (9325 bytes, path MTU 1024: segments cut across
+ *           packets), and 16 of 3 bytes (one packet from 16 segments);
+ *           the server checks every byte.
+ *   unmapped
+ *           registered memory unmapped under an outstanding WRITE: the
+ *           server pauses its adapter (no ACKs), the client posts 8
+ *           WRITEs of 64 KiB (64 packets each: the window holds 4), each
+ *           from its own 64 KiB of a second MR, waits until its adapter
+ *           executed them all, and unmaps the source of the 7th, which
+ *           has not been sent; the server resumes.  The
+ *           7th completes with LOC_PROT_ERR, the 8th with WR_FLUSH_ERR,
+ *           each one before with SUCCESS or, behind the error,
+ *           WR_FLUSH_ERR, every WR exactly once and in order; the client
+ *           process lives on and its destroys return.  The server finds
+ *           the bytes of each WRITE that succeeded.
+ *   unmapped_read
+ *           the server registers memory, unmaps it and hands its rkey
+ *           to the client: the client's RDMA READ of it ends in
+ *           REM_OP_ERR and the server's QP is in ERR.
  *
  * -T and -R set the QPs' timeout and retry_cnt (default 14 and 3: 67 ms
  * and RETRY_EXC_ERR after 4 timeouts; -m faults: 16 and 7).
@@ -57,10 +77,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#define MLX4EMU_CTL_WANT_LOADER
+#include "mlx4emu_ctl.h"
 #include "peer_side.h"
 
 #define PROG "rc_pair"
@@ -222,7 +245,7 @@ static void open_side(struct side *s, int gidx)
 	static const struct peer_qp_spec rc = {
 		.attr = {
 			.qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 2,
+			.cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 16,
 				 .max_recv_sge = 2 },
 		},
 		.cqe = 256,
@@ -495,6 +518,222 @@ static void access_server(struct side *s, int fd)
 	sync_byte(fd, 'c');
 	CHECK(ibv_query_qp(s->q.qp, &a, IBV_QP_STATE, &ia) == 0 && a.qp_state == IBV_QPS_ERR,
 	      "responder QP in state %d after a remote access error", a.qp_state);
+}
+
+/* -m sges: the WRITEs' data segments (source offsets spread out in the
+ * client's buffer) and their targets at the server */
+static const uint32_t sge_bytes_a[] = { 1, 3, 5, 700, 1024, 1500, 9, 2, 4000, 17, 64, 2000 };
+#define SGE_SRC 0x40000
+#define SGE_SRC_STRIDE 0x2000
+#define SGE_TARGET_A 0x60000
+#define SGE_TARGET_B 0x70000
+#define SGE_B_COUNT 16
+#define SGE_B_BYTES 3
+#define SGE_COUNT_A (sizeof(sge_bytes_a) / sizeof(sge_bytes_a[0]))
+
+static uint32_t sge_total_a(void)
+{
+	uint32_t t = 0;
+
+	for (unsigned i = 0; i < SGE_COUNT_A; i++)
+		t += sge_bytes_a[i];
+	return t;
+}
+
+/* One WRITE of n data segments: segment i from SGE_SRC + i x stride +
+ * i, bytes[i] long, filled with the pattern of the message's byte
+ * offsets and `seed`. */
+static void post_gathered(struct side *s, uint64_t id, const uint32_t *bytes, unsigned n,
+			  uint64_t target, unsigned seed)
+{
+	struct ibv_sge sge[SGE_B_COUNT];
+	struct ibv_send_wr wr = {
+		.wr_id = id, .sg_list = sge, .num_sge = (int)n, .opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = IBV_SEND_SIGNALED,
+		.wr.rdma = { s->peer.addr + target, s->peer.rkey },
+	}, *bad;
+	unsigned msg_off = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *p = s->q.buf + SGE_SRC + i * SGE_SRC_STRIDE + i;
+
+		for (unsigned j = 0; j < bytes[i]; j++)
+			p[j] = pattern(msg_off + j, seed);
+		msg_off += bytes[i];
+		sge[i] = (struct ibv_sge){ (uintptr_t)p, bytes[i], s->q.mr->lkey };
+	}
+	if (ibv_post_send(s->q.qp, &wr, &bad))
+		DIE("post gathered WRITE");
+}
+
+static void sges_client(struct side *s, int fd)
+{
+	uint32_t bytes_b[SGE_B_COUNT];
+	struct ibv_wc wc[2];
+	int n;
+
+	for (unsigned i = 0; i < SGE_B_COUNT; i++)
+		bytes_b[i] = SGE_B_BYTES;
+	sync_byte(fd, 'r');
+	post_gathered(s, 1, sge_bytes_a, SGE_COUNT_A, SGE_TARGET_A, 0x21);
+	n = poll_n(s, wc, 1, 10);
+	CHECK(n == 1 && wc[0].status == IBV_WC_SUCCESS, "WRITE of %u segments: %s",
+	      (unsigned)SGE_COUNT_A, n == 1 ? ibv_wc_status_str(wc[0].status) : "no completion");
+	/* its sources are reused by the next WRITE only once it completed */
+	post_gathered(s, 2, bytes_b, SGE_B_COUNT, SGE_TARGET_B, 0x42);
+	n = poll_n(s, wc, 1, 10);
+	CHECK(n == 1 && wc[0].status == IBV_WC_SUCCESS, "WRITE of %u segments: %s",
+	      SGE_B_COUNT, n == 1 ? ibv_wc_status_str(wc[0].status) : "no completion");
+	sync_byte(fd, 'c');
+}
+
+static int first_bad(const uint8_t *p, uint32_t len, unsigned seed)
+{
+	for (uint32_t i = 0; i < len; i++)
+		if (p[i] != pattern(i, seed))
+			return (int)i;
+	return -1;
+}
+
+static void sges_server(struct side *s, int fd)
+{
+	int bad;
+
+	sync_byte(fd, 'r');
+	sync_byte(fd, 'c');
+	bad = first_bad(s->q.buf + SGE_TARGET_A, sge_total_a(), 0x21);
+	CHECK(bad < 0, "WRITE of %u segments: byte %d", (unsigned)SGE_COUNT_A, bad);
+	bad = first_bad(s->q.buf + SGE_TARGET_B, SGE_B_COUNT * SGE_B_BYTES, 0x42);
+	CHECK(bad < 0, "WRITE of %u segments: byte %d", SGE_B_COUNT, bad);
+	CHECK(s->q.buf[SGE_TARGET_A + sge_total_a()] == 0, "WRITE of %u segments: beyond its end",
+	      (unsigned)SGE_COUNT_A);
+}
+
+/* -m unmapped: WRITE sources of the client, targets at the server */
+#define U_WRITES 8
+#define U_BYTES 65536
+#define U_GONE 6		/* the WRITE whose source is unmapped */
+#define U_TARGET 0x80000	/* in the server's buffer */
+
+static void unmapped_client(struct side *s, int fd)
+{
+	size_t len = (size_t)U_WRITES * U_BYTES;
+	uint8_t *src = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct mlx4emu_ctl ctl;
+	struct ibv_wc wc[U_WRITES];
+	struct ibv_mr *mr;
+	bool failed = false;
+	int n;
+
+	if (src == MAP_FAILED || mlx4emu_ctl_load(&ctl))
+		DIE("mmap, or the software device is not loaded");
+	for (size_t i = 0; i < len; i++)
+		src[i] = pattern((unsigned)i, 0x55);
+	mr = ibv_reg_mr(s->pd, src, len, IBV_ACCESS_LOCAL_WRITE);
+	if (!mr)
+		DIE("register the WRITE sources");
+	sync_byte(fd, 'p');	/* the server's adapter is paused */
+	for (unsigned i = 0; i < U_WRITES; i++) {
+		struct ibv_sge sge = { (uintptr_t)src + i * U_BYTES, U_BYTES, mr->lkey };
+		struct ibv_send_wr wr = {
+			.wr_id = i, .sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+			.wr.rdma = { s->peer.addr + U_TARGET + i * U_BYTES, s->peer.rkey },
+		}, *bad;
+
+		if (ibv_post_send(s->q.qp, &wr, &bad))
+			DIE("post WRITE %u", i);
+	}
+	/* every WRITE executed (handed to the transport) before the unmap */
+	CHECK(ctl.wait_idle(5000) == 0, "the adapter is not idle");
+	CHECK(munmap(src + U_GONE * U_BYTES, U_BYTES) == 0, "munmap");
+	sync_byte(fd, 'u');	/* the server resumes */
+	n = poll_n(s, wc, U_WRITES, 10);
+	CHECK(n == U_WRITES, "%d of %d completions", n, U_WRITES);
+	for (int i = 0; i < n; i++) {
+		enum ibv_wc_status want = i == U_GONE ? IBV_WC_LOC_PROT_ERR : IBV_WC_WR_FLUSH_ERR;
+
+		CHECK(wc[i].wr_id == (uint64_t)i, "completion %d is WR %llu", i,
+		      (unsigned long long)wc[i].wr_id);
+		if (i < U_GONE && !failed && wc[i].status == IBV_WC_SUCCESS)
+			continue;
+		failed = true;
+		CHECK(wc[i].status == want, "WR %d: %s, not %s", i,
+		      ibv_wc_status_str(wc[i].status), ibv_wc_status_str(want));
+	}
+	CHECK(ibv_poll_cq(s->q.cq, 1, wc) == 0, "a completion more");
+	n = n < U_GONE ? n : U_GONE;
+	for (int i = 0; i < n; i++)
+		if (wc[i].status != IBV_WC_SUCCESS)
+			n = i;
+	xfer(fd, &n, sizeof(n), true);	/* WRITEs that succeeded */
+	CHECK(ibv_dereg_mr(mr) == 0, "dereg the WRITE sources");
+	munmap(src, U_GONE * U_BYTES);
+	munmap(src + (U_GONE + 1) * U_BYTES, len - (U_GONE + 1) * U_BYTES);
+	printf("client unmapped: %d of %d WRITEs succeeded before the unmapped one\n", n,
+	       U_GONE);
+}
+
+static void unmapped_server(struct side *s, int fd)
+{
+	struct mlx4emu_ctl ctl;
+	int n;
+
+	if (mlx4emu_ctl_load(&ctl))
+		DIE("the software device is not loaded");
+	ctl.pause();
+	sync_byte(fd, 'p');
+	sync_byte(fd, 'u');
+	ctl.resume();
+	xfer(fd, &n, sizeof(n), false);
+	for (int i = 0; i < n; i++) {
+		const uint8_t *p = s->q.buf + U_TARGET + (size_t)i * U_BYTES;
+		int bad = -1;
+
+		for (unsigned j = 0; j < U_BYTES && bad < 0; j++)
+			if (p[j] != pattern(i * U_BYTES + j, 0x55))
+				bad = (int)j;
+		CHECK(bad < 0, "WRITE %d: byte %d", i, bad);
+	}
+	printf("server unmapped: %d WRITEs checked\n", n);
+}
+
+static void unmapped_read_client(struct side *s, int fd)
+{
+	struct { uint64_t addr; uint32_t rkey; } gone;
+	struct ibv_wc wc;
+	int n;
+
+	xfer(fd, &gone, sizeof(gone), false);
+	/* post() adds the peer's buffer address to the offset */
+	post(s, 1, IBV_WR_RDMA_READ, READ_OFF, XFER, gone.addr - s->peer.addr, gone.rkey, 0, 0);
+	n = poll_n(s, &wc, 1, 10);
+	CHECK(n == 1 && wc.status == IBV_WC_REM_OP_ERR, "READ of unmapped memory: %s",
+	      n == 1 ? ibv_wc_status_str(wc.status) : "no completion");
+	sync_byte(fd, 'c');
+}
+
+static void unmapped_read_server(struct side *s, int fd)
+{
+	struct { uint64_t addr; uint32_t rkey; } gone;
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr ia;
+	uint8_t *p = mmap(NULL, XFER, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct ibv_mr *mr;
+
+	if (p == MAP_FAILED)
+		DIE("mmap");
+	mr = ibv_reg_mr(s->pd, p, XFER, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	if (!mr)
+		DIE("register the READ source");
+	CHECK(munmap(p, XFER) == 0, "munmap");
+	gone.addr = (uintptr_t)p;
+	gone.rkey = mr->rkey;
+	xfer(fd, &gone, sizeof(gone), true);
+	sync_byte(fd, 'c');
+	CHECK(ibv_query_qp(s->q.qp, &a, IBV_QP_STATE, &ia) == 0 && a.qp_state == IBV_QPS_ERR,
+	      "responder QP in state %d after reading unmapped memory", a.qp_state);
+	CHECK(ibv_dereg_mr(mr) == 0, "dereg the READ source");
 }
 
 static void absent_peer(struct side *s)
@@ -870,7 +1109,7 @@ int main(int argc, char **argv)
 		case 'o': fr.mix = optarg; break;
 		case 'T': timeout = atoi(optarg); break;
 		case 'R': retry_cnt = atoi(optarg); break;
-		default: DIE("usage: rc_pair [-m ops|absent|access|rnr|faults] [-r rnr_retry] "
+		default: DIE("usage: rc_pair [-m ops|absent|access|rnr|faults|sges|unmapped|unmapped_read] [-r rnr_retry] "
 			     "[-n count] [-o wsirfc] [-T timeout] [-R retry_cnt] [-g gid] "
 			     "[-p port] [host]");
 		}
@@ -923,6 +1162,12 @@ int main(int argc, char **argv)
 		host ? rnr_client(&s, fd, rnr_retry) : rnr_server(&s, fd, rnr_retry);
 	} else if (!strcmp(mode, "faults")) {
 		host ? faults_client(&s, fd, &fr) : faults_server(&s, fd, &fr);
+	} else if (!strcmp(mode, "sges")) {
+		host ? sges_client(&s, fd) : sges_server(&s, fd);
+	} else if (!strcmp(mode, "unmapped_read")) {
+		host ? unmapped_read_client(&s, fd) : unmapped_read_server(&s, fd);
+	} else if (!strcmp(mode, "unmapped")) {
+		host ? unmapped_client(&s, fd) : unmapped_server(&s, fd);
 	} else {
 		DIE("unknown mode %s", mode);
 	}
