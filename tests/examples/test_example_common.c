@@ -5,12 +5,15 @@
  * documented layout), nearest-rank percentiles, payload patterns, option
  * parsing and the two-process exchange (over loopback TCP).
  */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -266,9 +269,25 @@ static void *exchange_side_run(void *arg)
 	return NULL;
 }
 
+/* A TCP port that nothing listens on now: the kernel's pick of an
+ * ephemeral one (a port drawn from the pid may be another test's, whose
+ * server the client would then reach). */
+static uint16_t free_tcp_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	close(fd);
+	return ntohs(a.sin_port);
+}
+
 static void exchange_swaps_descriptions_over_tcp(void **state)
 {
-	struct exchange_side server = { .port = (uint16_t)(30000 + getpid() % 20000) };
+	struct exchange_side server = { .port = free_tcp_port() };
 	struct exchange_side client = { .port = server.port, .host = "127.0.0.1" };
 	pthread_t t;
 
