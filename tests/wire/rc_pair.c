@@ -40,7 +40,8 @@
  *           slot holds the bytes of the last WRITE to it, and the final
  *           counter (3 x fetch-adds) and swap word (compare-and-swaps).
  *           QPs: timeout 16 (268 ms), retry_cnt 7, rnr_retry 7.
- *   sges    two WRITEs gathered from many data segments: 12 of 1 to 4000
+ *   sges    a WRITE of no data segment (0 bytes), then two WRITEs
+ *           gathered from many data segments: 12 of 1 to 4000
  *           bytes (9325 bytes, path MTU 1024: segments cut across
  *           packets), and 16 of 3 bytes (one packet from 16 segments);
  *           the server checks every byte.
@@ -585,6 +586,12 @@ static void sges_client(struct side *s, int fd)
 	for (unsigned i = 0; i < SGE_B_COUNT; i++)
 		bytes_b[i] = SGE_B_BYTES;
 	sync_byte(fd, 'r');
+	/* the first WR of the QP, so its send queue entry holds nothing yet */
+	post_gathered(s, 0, NULL, 0, SGE_TARGET_A, 0);
+	n = poll_n(s, wc, 1, 10);
+	CHECK(n == 1 && wc[0].wr_id == 0 && wc[0].status == IBV_WC_SUCCESS,
+	      "WRITE of no segment: %s", n == 1 ? ibv_wc_status_str(wc[0].status) :
+	      "no completion");
 	post_gathered(s, 1, sge_bytes_a, SGE_COUNT_A, SGE_TARGET_A, 0x21);
 	n = poll_n(s, wc, 1, 10);
 	CHECK(n == 1 && wc[0].status == IBV_WC_SUCCESS, "WRITE of %u segments: %s",
