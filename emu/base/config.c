@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,22 +40,51 @@ static void setting_msg(const char *name, const char *fmt, ...)
 	fprintf(stderr, "mlx4emu: --%s / %s: %s\n", option, name, text);
 }
 
+/*
+ * A whole number as written by a user: decimal digits, or hexadecimal
+ * after 0x.  No sign, no blanks, no octal (strtoul's "010" would be 8);
+ * returns the end of the number, or NULL when there is none or it
+ * overflows.
+ */
+static const char *scan_number(const char *s, unsigned long long *x)
+{
+	bool hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+	const char *digits = hex ? s + 2 : s;
+	char *end;
+
+	if (!(hex ? isxdigit((unsigned char)*digits) : isdigit((unsigned char)*digits)))
+		return NULL;
+	errno = 0;
+	*x = strtoull(digits, &end, hex ? 16 : 10);
+	return errno ? NULL : end;
+}
+
+/* The whole of `v` is a number. */
+static bool whole_number(const char *v, unsigned long long *x)
+{
+	const char *end = scan_number(v, x);
+
+	return end && !*end;
+}
+
 static int parse_uint(const char *name, unsigned long min, unsigned long max,
 		      unsigned long def, unsigned long *out)
 {
 	const char *v = getenv(name);
-	char *end;
-	unsigned long x;
+	unsigned long long x;
 
 	*out = def;
 	if (!v || !*v)
 		return 0;
-	x = strtoul(v, &end, 0);
-	if (*end || x < min || x > max) {
+	if (!whole_number(v, &x)) {
+		setting_msg(name, "%s is not a number", v);
+		return -1;
+	}
+	if (x < min || x > max) {
 		setting_msg(name, "%s is not in [%lu, %lu]", v, min, max);
 		return -1;
 	}
-	*out = x;
+	*out = (unsigned long)x;
 	return 0;
 }
 
@@ -95,41 +125,85 @@ static int parse_mac(const char *s, uint8_t mac[6])
 	return 0;
 }
 
-static int parse_link_layers(void)
+/* A per-port list "A[,B]", split in place. */
+struct port_list {
+	char buf[128];
+	char *item[2];
+	unsigned n;
+};
+
+/*
+ * Empty items and more items than ports are errors: a value meant for a
+ * port that does not exist, or a stray comma, would otherwise be dropped
+ * unseen.
+ */
+static int split_port_list(const char *name, const char *v, unsigned ports,
+			   struct port_list *l)
+{
+	unsigned items = 1;
+	char *p = l->buf;
+
+	for (const char *c = v; *c; c++)
+		items += *c == ',';
+	if (items > ports) {
+		setting_msg(name, "%s: %u values for %u port%s", v, items, ports,
+			    ports == 1 ? "" : "s");
+		return -1;
+	}
+	if (strlen(v) >= sizeof(l->buf)) {
+		setting_msg(name, "%.64s...: too long", v);
+		return -1;
+	}
+	memcpy(l->buf, v, strlen(v) + 1);
+	for (l->n = 0; l->n < items; l->n++) {
+		char *comma = strchr(p, ',');
+
+		if (comma)
+			*comma = '\0';
+		if (!*p) {
+			setting_msg(name, "%s: an empty value in the list", v);
+			return -1;
+		}
+		l->item[l->n] = p;
+		p += strlen(p) + 1;	/* past the comma, on the last item unused */
+	}
+	return 0;
+}
+
+static int parse_link_layers(unsigned ports)
 {
 	const char *v = getenv("MLX4EMU_LINK_LAYER");
-	char buf[64];
-	char *save = NULL, *tok;
-	unsigned i = 0;
+	struct port_list l;
 
 	emu_cfg.link_layer[0] = emu_cfg.link_layer[1] = EMU_LL_IB;
 	if (!v || !*v)
 		return 0;
-	snprintf(buf, sizeof(buf), "%s", v);
-	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
-	     tok = strtok_r(NULL, ",", &save), i++) {
+	if (split_port_list("MLX4EMU_LINK_LAYER", v, ports, &l))
+		return -1;
+	for (unsigned i = 0; i < l.n; i++) {
+		const char *tok = l.item[i];
+
 		if (!strcasecmp(tok, "ib") || !strcasecmp(tok, "infiniband"))
 			emu_cfg.link_layer[i] = EMU_LL_IB;
 		else if (!strcasecmp(tok, "eth") || !strcasecmp(tok, "ethernet") ||
 			 !strcasecmp(tok, "roce"))
 			emu_cfg.link_layer[i] = EMU_LL_ETH;
 		else {
-			setting_msg("MLX4EMU_LINK_LAYER", "bad value '%s'", tok);
+			setting_msg("MLX4EMU_LINK_LAYER", "bad value '%s' (ib, infiniband, "
+				    "eth, ethernet or roce)", tok);
 			return -1;
 		}
 	}
 	/* one value applies to every port */
-	if (i == 1)
+	if (l.n == 1)
 		emu_cfg.link_layer[1] = emu_cfg.link_layer[0];
 	return 0;
 }
 
-static int parse_macs(void)
+static int parse_macs(unsigned ports)
 {
 	const char *v = getenv("MLX4EMU_MAC");
-	char buf[64];
-	char *save = NULL, *tok;
-	unsigned i = 0;
+	struct port_list l;
 
 	for (unsigned p = 0; p < 2; p++) {
 		static const uint8_t base[6] = { 0x00, 0x02, 0xc9, 0x0e, 0x4d, 0x00 };
@@ -139,11 +213,11 @@ static int parse_macs(void)
 	}
 	if (!v || !*v)
 		return 0;
-	snprintf(buf, sizeof(buf), "%s", v);
-	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
-	     tok = strtok_r(NULL, ",", &save), i++) {
-		if (parse_mac(tok, emu_cfg.mac[i])) {
-			setting_msg("MLX4EMU_MAC", "bad MAC '%s'", tok);
+	if (split_port_list("MLX4EMU_MAC", v, ports, &l))
+		return -1;
+	for (unsigned i = 0; i < l.n; i++) {
+		if (parse_mac(l.item[i], emu_cfg.mac[i])) {
+			setting_msg("MLX4EMU_MAC", "bad MAC '%s'", l.item[i]);
 			return -1;
 		}
 		emu_cfg.mac_set[i] = true;
@@ -162,21 +236,19 @@ static int parse_ipv4(const char *s, uint32_t *addr)
 }
 
 /* MLX4EMU_ADDR=IP[,IP]: the address each port claims. */
-static int parse_addrs(void)
+static int parse_addrs(unsigned ports)
 {
 	const char *v = getenv("MLX4EMU_ADDR");
-	char buf[64];
-	char *save = NULL, *tok;
-	unsigned i = 0;
+	struct port_list l;
 
 	emu_cfg.addr[0] = emu_cfg.addr[1] = 0;
 	if (!v || !*v)
 		return 0;
-	snprintf(buf, sizeof(buf), "%s", v);
-	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
-	     tok = strtok_r(NULL, ",", &save), i++) {
-		if (parse_ipv4(tok, &emu_cfg.addr[i]) || !emu_cfg.addr[i]) {
-			setting_msg("MLX4EMU_ADDR", "bad IPv4 address '%s'", tok);
+	if (split_port_list("MLX4EMU_ADDR", v, ports, &l))
+		return -1;
+	for (unsigned i = 0; i < l.n; i++) {
+		if (parse_ipv4(l.item[i], &emu_cfg.addr[i]) || !emu_cfg.addr[i]) {
+			setting_msg("MLX4EMU_ADDR", "bad IPv4 address '%s'", l.item[i]);
 			return -1;
 		}
 	}
@@ -241,12 +313,11 @@ static int parse_pci_addr(unsigned *bus, unsigned *slot, unsigned *fn)
  * path policy gives an mlx4_en port: en + p<bus> s<slot> [f<function>],
  * and d<dev_port> for the second port.
  */
-static int parse_ifnames(unsigned bus, unsigned slot, unsigned fn)
+static int parse_ifnames(unsigned ports, unsigned bus, unsigned slot, unsigned fn)
 {
 	const char *v = getenv("MLX4EMU_IFNAME");
-	char buf[64], fpart[4] = "";
-	char *save = NULL, *tok;
-	unsigned i = 0;
+	char fpart[4] = "";
+	struct port_list l;
 
 	if (fn)
 		snprintf(fpart, sizeof(fpart), "f%u", (uint8_t)(fn & 7));
@@ -257,9 +328,11 @@ static int parse_ifnames(unsigned bus, unsigned slot, unsigned fn)
 		 (uint8_t)bus, (uint8_t)(slot & 31), fpart);
 	if (!v || !*v)
 		return 0;
-	snprintf(buf, sizeof(buf), "%s", v);
-	for (tok = strtok_r(buf, ",", &save); tok && i < 2;
-	     tok = strtok_r(NULL, ",", &save), i++) {
+	if (split_port_list("MLX4EMU_IFNAME", v, ports, &l))
+		return -1;
+	for (unsigned i = 0; i < l.n; i++) {
+		const char *tok = l.item[i];
+
 		if (strlen(tok) >= sizeof(emu_cfg.ifname[i]) || strchr(tok, '/') ||
 		    !strcmp(tok, ".") || !strcmp(tok, "..")) {
 			setting_msg("MLX4EMU_IFNAME", "bad name '%s'", tok);
@@ -267,7 +340,7 @@ static int parse_ifnames(unsigned bus, unsigned slot, unsigned fn)
 		}
 		snprintf(emu_cfg.ifname[i], sizeof(emu_cfg.ifname[i]), "%s", tok);
 	}
-	if (!strcmp(emu_cfg.ifname[0], emu_cfg.ifname[1])) {
+	if (ports == 2 && !strcmp(emu_cfg.ifname[0], emu_cfg.ifname[1])) {
 		setting_msg("MLX4EMU_IFNAME", "both ports named '%s'", emu_cfg.ifname[0]);
 		return -1;
 	}
@@ -314,31 +387,33 @@ static int parse_doorbell(void)
 	return -1;
 }
 
-/* "N[:syndrome][:qpn]" */
+/* "N[:syndrome][:id]", the syndrome only `with_syndrome`; an id is a
+ * QPN or CQN, 24 bits. */
 static int parse_fault(const char *name, uint64_t *n, uint8_t *syndrome,
 		       uint32_t *id, bool with_syndrome)
 {
-	const char *v = getenv(name);
-	long long a = 0, b = 0, c = 0;
-	int k;
+	const char *v = getenv(name), *p;
+	unsigned long long f[3] = { 0, with_syndrome ? 0x04 : 0, 0 };
+	unsigned nfields = with_syndrome ? 3 : 2, id_field = nfields - 1;
 
 	*n = 0;
 	if (!v || !*v)
 		return 0;
-	if (with_syndrome) {
-		k = sscanf(v, "%lli:%lli:%lli", &a, &b, &c);
-		if (k < 1 || a <= 0 || b < 0 || b > 0xff || c < 0)
+	p = v;
+	for (unsigned k = 0;; k++) {
+		if (k == nfields || !(p = scan_number(p, &f[k])))
 			goto bad;
-		*n = (uint64_t)a;
-		*syndrome = k >= 2 ? (uint8_t)b : 0x04;
-		*id = k >= 3 ? (uint32_t)c : 0;
-	} else {
-		k = sscanf(v, "%lli:%lli", &a, &c);
-		if (k < 1 || a <= 0 || c < 0)
+		if (!*p)
+			break;
+		if (*p++ != ':')
 			goto bad;
-		*n = (uint64_t)a;
-		*id = k >= 2 ? (uint32_t)c : 0;
 	}
+	if (f[0] < 1 || (with_syndrome && f[1] > 0xff) || f[id_field] > 0xffffff)
+		goto bad;
+	*n = f[0];
+	if (with_syndrome)
+		*syndrome = (uint8_t)f[1];
+	*id = (uint32_t)f[id_field];
 	return 0;
 bad:
 	setting_msg(name, "%s: expected N%s[:id] with N >= 1", v,
@@ -346,19 +421,38 @@ bad:
 	return -1;
 }
 
-/* A share of frames: a percentage 0..100 (fractions allowed, an optional
- * '%' after it), in parts per million. */
+/*
+ * A share of frames: a percentage 0..100 in decimal, fractions allowed
+ * ("0.5"), an optional '%' after it ("5%"), in parts per million (a
+ * fifth decimal rounds).  Read digit by digit: no sign, exponent or hex
+ * float as strtod() would take, and no locale's decimal comma.
+ */
 static int parse_share(const char *s, const char **end, uint32_t *ppm)
 {
-	char *e;
-	double pct = strtod(s, &e);
+	static const unsigned place[4] = { 1000, 100, 10, 1 };
+	const char *p = s;
+	uint32_t whole = 0, frac = 0;
+	bool digits = false, frac_nonzero = false;
 
-	if (e == s || !(pct >= 0.0 && pct <= 100.0))
+	for (; isdigit((unsigned char)*p) && whole <= 100; p++, digits = true)
+		whole = whole * 10 + (uint32_t)(*p - '0');
+	if (*p == '.') {
+		for (unsigned i = 0; isdigit((unsigned char)*++p); i++, digits = true) {
+			unsigned d = (unsigned)(*p - '0');
+
+			frac_nonzero |= d != 0;
+			if (i < 4)
+				frac += d * place[i];
+			else if (i == 4 && d >= 5)
+				frac++;
+		}
+	}
+	if (!digits || whole > 100 || (whole == 100 && frac_nonzero))
 		return -1;
-	if (*e == '%')
-		e++;
-	*ppm = (uint32_t)(pct * 10000.0 + 0.5);
-	*end = e;
+	if (*p == '%')
+		p++;
+	*ppm = whole * 10000 + frac;
+	*end = p;
 	return 0;
 }
 
@@ -366,9 +460,8 @@ static int parse_share(const char *s, const char **end, uint32_t *ppm)
 static int parse_wire_fault(const char *name, bool usec_first, uint32_t def_second,
 			    uint32_t *ppm, uint32_t *us)
 {
-	const char *v = getenv(name), *e = NULL;
-	unsigned long t;
-	char *te;
+	const char *v = getenv(name), *e = NULL, *te;
+	unsigned long long t;
 
 	*ppm = 0;
 	if (us)
@@ -376,8 +469,8 @@ static int parse_wire_fault(const char *name, bool usec_first, uint32_t def_seco
 	if (!v || !*v)
 		return 0;
 	if (usec_first) {
-		t = strtoul(v, &te, 10);
-		if (te == v || t > 10000000ul)
+		te = scan_number(v, &t);
+		if (!te || t > 10000000ul)
 			goto bad;
 		*us = (uint32_t)t;
 		*ppm = 1000000;
@@ -392,8 +485,7 @@ static int parse_wire_fault(const char *name, bool usec_first, uint32_t def_seco
 	if (!*e)
 		return 0;
 	if (us && *e == ':') {
-		t = strtoul(e + 1, &te, 10);
-		if (te != e + 1 && !*te && t >= 1 && t <= 10000000ul) {
+		if (whole_number(e + 1, &t) && t >= 1 && t <= 10000000ul) {
 			*us = (uint32_t)t;
 			return 0;
 		}
@@ -408,7 +500,7 @@ bad:
 static int parse_wire_faults(void)
 {
 	const char *seed = getenv("MLX4EMU_WIRE_SEED");
-	char *end;
+	unsigned long long x;
 	int err = 0;
 
 	err |= parse_wire_fault("MLX4EMU_WIRE_DROP", false, 0, &emu_cfg.wire_drop_ppm, NULL);
@@ -419,8 +511,9 @@ static int parse_wire_faults(void)
 				&emu_cfg.wire_delay_us);
 	emu_cfg.wire_seed = 1;
 	if (seed && *seed) {
-		emu_cfg.wire_seed = strtoull(seed, &end, 0);
-		if (*end || *seed == '-') {
+		if (whole_number(seed, &x)) {
+			emu_cfg.wire_seed = x;
+		} else {
 			setting_msg("MLX4EMU_WIRE_SEED", "%s is not a number", seed);
 			err = -1;
 		}
@@ -431,15 +524,22 @@ static int parse_wire_faults(void)
 int emu_config_load(void)
 {
 	unsigned long x;
+	unsigned list_ports;
 	bool b;
 	uint8_t dummy;
 	int err = 0;
 
-	err |= parse_uint("MLX4EMU_PORTS", 1, 2, 1, &x);
+	/* per-port lists are held to the port count, or with that count
+	 * itself wrong to the most ports (one message, not one per list) */
+	list_ports = 2;
+	if (parse_uint("MLX4EMU_PORTS", 1, 2, 1, &x))
+		err = -1;
+	else
+		list_ports = (unsigned)x;
 	emu_cfg.ports = (unsigned)x;
-	err |= parse_link_layers();
-	err |= parse_macs();
-	err |= parse_addrs();
+	err |= parse_link_layers(list_ports);
+	err |= parse_macs(list_ports);
+	err |= parse_addrs(list_ports);
 	err |= parse_lid_map();
 	err |= parse_uint("MLX4EMU_CQE_SIZE", 32, 64, 32, &x);
 	if (x != 32 && x != 64) {
@@ -478,7 +578,7 @@ int emu_config_load(void)
 		if (parse_pci_addr(&bus, &slot, &fn))
 			err = -1;
 		else
-			err |= parse_ifnames(bus, slot, fn);
+			err |= parse_ifnames(list_ports, bus, slot, fn);
 	}
 	err |= parse_uint("MLX4EMU_LINK_SPEED", 10, 100000, 40000, &x);
 	emu_cfg.link_speed = (unsigned)x;

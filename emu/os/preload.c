@@ -484,18 +484,42 @@ __attribute__((constructor)) static void emu_init(void)
 	errno = saved;
 }
 
+/*
+ * MLX4EMU_CHECK=1, mlx4emu-run's preflight: the configuration is parsed
+ * and the ports' addresses claimed as for a device, then the process
+ * exits before its main, 0 when the device would start, 1 (after the
+ * messages) when not.  So the launcher refuses a program the device would
+ * fail, by the rules of this parser and no copy of them.
+ */
+static bool check_only(void)
+{
+	const char *v = getenv("MLX4EMU_CHECK");
+
+	return v && *v && strcmp(v, "0");
+}
+
 static void emu_start(void)
 {
+	bool check = check_only();
+
 	emu_engine_init();
 	if (emu_config_load()) {
+		if (check)
+			_exit(1);
 		fprintf(stderr, "mlx4emu: bad configuration, device disabled\n");
 		return;
 	}
 	emu_faults_init();
 	emu_attributes_apply_defaults();
 	if (emu_identity_claim()) {
+		if (check)
+			_exit(1);
 		fprintf(stderr, "mlx4emu: no address for the adapter, device disabled\n");
 		return;
+	}
+	if (check) {
+		emu_identity_release();
+		_exit(0);
 	}
 	if (emu_cfg.pcap && emu_capture_open(emu_cfg.pcap)) {
 		emu_identity_release();

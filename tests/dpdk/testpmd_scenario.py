@@ -252,6 +252,7 @@ def clean_fwd(out, ports, what, dropped_ok=False):
 # MACs fixed, so that the checks and --eth-peer can name them (without
 # --mac a port's MAC derives from its address, 02:c9:<address>)
 MACS = "--mac=00:02:c9:0e:4d:01,00:02:c9:0e:4d:02"
+PORT1_MACS = "--mac=00:02:c9:0e:4d:01"  # one port, one MAC
 TWO_PORTS = ["--ports=2", "--link-layer=eth", "--cross-cable", MACS]
 
 
@@ -552,7 +553,7 @@ def wire(t):
 SCENARIOS = {
     "io": (TWO_PORTS, [], io_tx_first),
     "io_2q": (TWO_PORTS, ["--rxq=2", "--txq=2"], io_tx_first),
-    "io_one_port": (["--link-layer=eth", MACS], [], io_one_port),
+    "io_one_port": (["--link-layer=eth", PORT1_MACS], [], io_one_port),
     "txonly_rxonly": (TWO_PORTS, ["--enable-rx-cksum"], txonly_rxonly),
     "csum": (TWO_PORTS, ["--enable-rx-cksum"], csum),
     "rss": (TWO_PORTS, ["--rxq=4", "--txq=4", "--txonly-multi-flow"], rss),
@@ -578,7 +579,7 @@ def main():
     timer.start()
     try:
         out = t.cmd("show port summary all")
-        if MACS in emu_opts:
+        if MACS in emu_opts or PORT1_MACS in emu_opts:
             expect(re.search(r"^0\s+00:02:C9:0E:4D:01\s+mlx4_0 port 1", out, re.M)
                    is not None, "port 0 is mlx4_0 port 1 with its MAC")
         after_exit = run(t)
