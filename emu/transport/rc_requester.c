@@ -103,7 +103,8 @@ static int hold_payload(struct rc_wqe *w, const struct emu_gather *g)
 	w->in_place = !g->inline_data;
 	if (w->in_place) {
 		err = reserve(w, (uint64_t)g->n * sizeof(g->c[0]));
-		if (!err)
+		/* no chunk (0 bytes): data may still be NULL */
+		if (!err && g->n)
 			memcpy(w->data, g->c, g->n * sizeof(g->c[0]));
 		w->nchunks = g->n;
 		return err;

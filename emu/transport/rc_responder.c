@@ -243,18 +243,14 @@ static enum outcome on_read(struct emu_rc_conn *c, const struct req_pkt *k, bool
 			      i == 0 ? EMU_BOP_READ_RESP_FIRST :
 			      i + 1 == n ? EMU_BOP_READ_RESP_LAST : EMU_BOP_READ_RESP_MIDDLE;
 
-		struct iovec iov = { host ? host + (uint64_t)i * mtu : NULL, len };
-
-		/* the registered memory goes to the kernel in place; gone
-		 * since the rkey check, it fails the QP as a fault while
-		 * executing does (rc_resp_fault) */
-		if (rc_packet_out_ref(c, c->resp.peer, EMU_TR_RC | bop, emu_psn_add(k->psn, i),
-				      false, false, ext,
-				      bop == EMU_BOP_READ_RESP_MIDDLE ? 0 : sizeof(ext), &iov,
-				      len ? 1 : 0)) {
-			rc_resp_fault(c);
-			return DONE;
-		}
+		/* copied, not handed to the kernel in place: the ICRC must
+		 * cover the bytes sent, and this memory may change before the
+		 * queue is flushed (the program's stores, a WRITE or atomic
+		 * taken later in this batch); a fault in the copy fails the
+		 * QP (rc_resp_fault, transport.c) */
+		rc_packet_out(c, c->resp.peer, EMU_TR_RC | bop, emu_psn_add(k->psn, i), false,
+			      false, ext, bop == EMU_BOP_READ_RESP_MIDDLE ? 0 : sizeof(ext),
+			      host ? host + (uint64_t)i * mtu : NULL, len);
 	}
 	c->resp.ack_pending = false;
 	return DONE;

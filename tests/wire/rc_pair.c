@@ -40,7 +40,8 @@
  *           slot holds the bytes of the last WRITE to it, and the final
  *           counter (3 x fetch-adds) and swap word (compare-and-swaps).
  *           QPs: timeout 16 (268 ms), retry_cnt 7, rnr_retry 7.
- *   sges    two WRITEs gathered from many data segments: 12 of 1 to 4000
+ *   sges    a WRITE of no data segment (0 bytes), then two WRITEs
+ *           gathered from many data segments: 12 of 1 to 4000
  *           bytes (9325 bytes, path MTU 1024: segments cut across
  *           packets), and 16 of 3 bytes (one packet from 16 segments);
  *           the server checks every byte.
@@ -60,6 +61,16 @@
  *           the server registers memory, unmaps it and hands its rkey
  *           to the client: the client's RDMA READ of it ends in
  *           REM_OP_ERR and the server's QP is in ERR.
+ *   read_write
+ *           a READ of 1 KiB and a WRITE of other bytes to the same 1 KiB,
+ *           one after the other on the QP (no fence), reach the server's
+ *           adapter in one batch (it is paused while the client's adapter sends
+ *           them): the READ response, built before the WRITE executes,
+ *           must leave with an ICRC over the bytes it carries.  QPs:
+ *           timeout 20 (4.3 s), retry_cnt 0: a response lost on the way
+ *           ends the READ in RETRY_EXC_ERR; the client checks both WRs
+ *           succeed, the READ within one timeout, its bytes all the old
+ *           ones or all the new ones, and the server finds the WRITE's.
  *
  * -T and -R set the QPs' timeout and retry_cnt (default 14 and 3: 67 ms
  * and RETRY_EXC_ERR after 4 timeouts; -m faults: 16 and 7).
@@ -575,6 +586,12 @@ static void sges_client(struct side *s, int fd)
 	for (unsigned i = 0; i < SGE_B_COUNT; i++)
 		bytes_b[i] = SGE_B_BYTES;
 	sync_byte(fd, 'r');
+	/* the first WR of the QP, so its send queue entry holds nothing yet */
+	post_gathered(s, 0, NULL, 0, SGE_TARGET_A, 0);
+	n = poll_n(s, wc, 1, 10);
+	CHECK(n == 1 && wc[0].wr_id == 0 && wc[0].status == IBV_WC_SUCCESS,
+	      "WRITE of no segment: %s", n == 1 ? ibv_wc_status_str(wc[0].status) :
+	      "no completion");
 	post_gathered(s, 1, sge_bytes_a, SGE_COUNT_A, SGE_TARGET_A, 0x21);
 	n = poll_n(s, wc, 1, 10);
 	CHECK(n == 1 && wc[0].status == IBV_WC_SUCCESS, "WRITE of %u segments: %s",
@@ -1090,6 +1107,65 @@ static void faults_server(struct side *s, int fd, const struct fault_run *r)
 	sync_byte(fd, 'x');
 }
 
+/* -m read_write: the 1 KiB both WRs name, in the server's buffer, and
+ * where the client READs it to and WRITEs it from */
+#define RW_BYTES 1024
+#define RW_TARGET 0x90000
+#define RW_READ_DST 0x91000
+#define RW_WRITE_SRC 0x92000
+
+static void read_write_client(struct side *s, int fd)
+{
+	const uint8_t *got = s->q.buf + RW_READ_DST;
+	struct mlx4emu_ctl ctl;
+	struct ibv_wc wc[2];
+	double t0, dt;
+	int n;
+
+	if (mlx4emu_ctl_load(&ctl))
+		DIE("the software device is not loaded");
+	fill(s->q.buf + RW_WRITE_SRC, RW_BYTES, 0x66);
+	sync_byte(fd, 'p');	/* the server's adapter is paused */
+	t0 = now_s();
+	post(s, 1, IBV_WR_RDMA_READ, RW_READ_DST, RW_BYTES, RW_TARGET, s->peer.rkey, 0, 0);
+	post(s, 2, IBV_WR_RDMA_WRITE, RW_WRITE_SRC, RW_BYTES, RW_TARGET, s->peer.rkey, 0, 0);
+	/* both requests are on the wire before the server takes them */
+	CHECK(ctl.wait_idle(5000) == 0, "the adapter is not idle");
+	sync_byte(fd, 'u');
+	n = poll_n(s, wc, 2, 15);
+	dt = now_s() - t0;
+	CHECK(n == 2, "%d of 2 completions", n);
+	CHECK(n < 1 || (wc[0].wr_id == 1 && wc[0].status == IBV_WC_SUCCESS),
+	      "READ: %s (its response lost on the way?)", ibv_wc_status_str(wc[0].status));
+	CHECK(n < 2 || (wc[1].wr_id == 2 && wc[1].status == IBV_WC_SUCCESS), "WRITE: %s",
+	      ibv_wc_status_str(wc[1].status));
+	CHECK(dt < retry_exc_s(), "READ and WRITE took %.3f s, a local ACK timeout is %.3f s",
+	      dt, retry_exc_s());
+	CHECK(mismatch(got, RW_BYTES, 0x33) < 0 || mismatch(got, RW_BYTES, 0x66) < 0,
+	      "READ returned neither the old bytes nor the WRITE's");
+	printf("client read_write: done in %.3f s, READ returned %s bytes\n", dt,
+	       mismatch(got, RW_BYTES, 0x33) < 0 ? "the old" :
+	       mismatch(got, RW_BYTES, 0x66) < 0 ? "the WRITE's" : "other");
+	sync_byte(fd, 'c');
+}
+
+static void read_write_server(struct side *s, int fd)
+{
+	struct mlx4emu_ctl ctl;
+	int bad;
+
+	if (mlx4emu_ctl_load(&ctl))
+		DIE("the software device is not loaded");
+	fill(s->q.buf + RW_TARGET, RW_BYTES, 0x33);
+	ctl.pause();
+	sync_byte(fd, 'p');
+	sync_byte(fd, 'u');
+	ctl.resume();
+	sync_byte(fd, 'c');
+	bad = mismatch(s->q.buf + RW_TARGET, RW_BYTES, 0x66);
+	CHECK(bad < 0, "WRITE: byte %d", bad);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = "ops", *host = NULL;
@@ -1109,7 +1185,7 @@ int main(int argc, char **argv)
 		case 'o': fr.mix = optarg; break;
 		case 'T': timeout = atoi(optarg); break;
 		case 'R': retry_cnt = atoi(optarg); break;
-		default: DIE("usage: rc_pair [-m ops|absent|access|rnr|faults|sges|unmapped|unmapped_read] [-r rnr_retry] "
+		default: DIE("usage: rc_pair [-m ops|absent|access|rnr|faults|sges|unmapped|unmapped_read|read_write] [-r rnr_retry] "
 			     "[-n count] [-o wsirfc] [-T timeout] [-R retry_cnt] [-g gid] "
 			     "[-p port] [host]");
 		}
@@ -1122,6 +1198,10 @@ int main(int argc, char **argv)
 		 * fault of the transport */
 		qp_timeout = 16;
 		qp_retry_cnt = 7;
+	}
+	if (!strcmp(mode, "read_write")) {
+		qp_timeout = 20;
+		qp_retry_cnt = 0;
 	}
 	if (timeout >= 0)
 		qp_timeout = (uint8_t)(timeout & 31);
@@ -1166,6 +1246,8 @@ int main(int argc, char **argv)
 		host ? sges_client(&s, fd) : sges_server(&s, fd);
 	} else if (!strcmp(mode, "unmapped_read")) {
 		host ? unmapped_read_client(&s, fd) : unmapped_read_server(&s, fd);
+	} else if (!strcmp(mode, "read_write")) {
+		host ? read_write_client(&s, fd) : read_write_server(&s, fd);
 	} else if (!strcmp(mode, "unmapped")) {
 		host ? unmapped_client(&s, fd) : unmapped_server(&s, fd);
 	} else {
