@@ -210,8 +210,14 @@ static int check_counters(bool sender, unsigned n)
 	struct mlx4emu_counters c;
 	struct mlx4emu_ctl ctl;
 
-	if (mlx4emu_ctl_load(&ctl) || ctl.get_counters(&c)) {
+	if (mlx4emu_ctl_load(&ctl)) {
 		fprintf(stderr, "eth_pair: run under mlx4emu-run\n");
+		return -1;
+	}
+	/* the engine counts a batch once its send returned, which may be
+	 * after the peer got it and said so: the pass that sent ends first */
+	if (ctl.wait_idle(5000) || ctl.get_counters(&c)) {
+		fprintf(stderr, "eth_pair: the device did not become idle\n");
 		return -1;
 	}
 	printf("eth_pair: device: %llu frames sent over the wire, %llu received, %llu lost, "
