@@ -18,7 +18,8 @@
  * checksum status: IPv4 with good IP and UDP checksums for offloaded
  * frames, a bad IP header checksum for the others.
  *
- * Needs an Ethernet port; on the software device:
+ * Needs an Ethernet port whose frames loop back (no cable to the
+ * adapter's other port); on the software device:
  *   mlx4emu-run --link-layer=eth raw_eth
  * Exit status: 0 when every frame verified, 1 on any error, 2 on usage.
  */
@@ -418,6 +419,18 @@ static int poll_receives(const struct eth_test *t, struct eth_side *r,
 	return ret ? -1 : n;
 }
 
+/* The likely cause on a two-port adapter: a cable between its ports takes
+ * the frames away from the port both stations are on. */
+static void explain_loss(const struct ex_device *dev)
+{
+	if (dev->attr.phys_port_cnt < 2)
+		return;
+	fprintf(stderr, "%s: both stations are on port %u of %s and receive only what that port "
+		"loops back; if a cable joins ports 1 and 2, the frames went to port %u instead "
+		"(software device: run without --cross-cable)\n",
+		program.name, dev->port, dev->name, dev->port == 1 ? 2u : 1u);
+}
+
 /* iters frames from s to r; never more in flight than r has receives. */
 static int stream(const struct eth_test *t, struct eth_side *s, struct eth_side *r)
 {
@@ -439,6 +452,7 @@ static int stream(const struct eth_test *t, struct eth_side *s, struct eth_side 
 			fprintf(stderr, "%s -> %s: no progress for 5 s: %" PRIu64 " of %" PRIu64
 				" frames received, %" PRIu64 " sent; frames were lost\n",
 				s->name, r->name, r->received, t->iters, s->sent);
+			explain_loss(t->dev);
 			return -1;
 		}
 	}

@@ -13,6 +13,7 @@
 #include "latency.h"
 
 #define CONNECT_RETRY_MS 100
+#define EXCHANGE_TIMEOUT_S (EX_EXCHANGE_TIMEOUT_MS / 1000)
 
 static int fail(const char *what, const char *detail)
 {
@@ -31,8 +32,10 @@ static int wait_fd(int fd, short events, const char *what)
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return fail(what, strerror(errno));
-	if (r == 0)
-		return fail(what, "timed out");
+	if (r == 0) {
+		fprintf(stderr, "exchange: %s: no answer in %d s\n", what, EXCHANGE_TIMEOUT_S);
+		return -1;
+	}
 	return 0;
 }
 
@@ -86,7 +89,7 @@ static int accept_one(uint16_t port)
 		return -1;
 	printf("waiting for a client on TCP port %u\n", (unsigned)port);
 	fflush(stdout);
-	if (wait_fd(lfd, POLLIN, "waiting for the client")) {
+	if (wait_fd(lfd, POLLIN, "waiting for a client")) {
 		close(lfd);
 		return -1;
 	}
@@ -97,35 +100,54 @@ static int accept_one(uint16_t port)
 	return fd;
 }
 
-/* Tries every address of host once; the connected socket or -1. */
+/* Tries every address of host once; the connected socket, or -1 with
+ * errno from the last attempt. */
 static int connect_once(const struct addrinfo *res)
 {
+	int err = EADDRNOTAVAIL;
+
 	for (const struct addrinfo *a = res; a; a = a->ai_next) {
 		int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
 
-		if (fd < 0)
+		if (fd < 0) {
+			err = errno;
 			continue;
+		}
 		if (!connect(fd, a->ai_addr, a->ai_addrlen))
 			return fd;
+		err = errno;
 		close(fd);
 	}
+	errno = err;
 	return -1;
 }
 
 static int connect_to(const char *host, uint16_t port)
 {
-	uint64_t end = ex_now_ns() + EX_EXCHANGE_TIMEOUT_MS * 1000000ull;
+	uint64_t start = ex_now_ns();
+	uint64_t notice = start + EX_CONNECT_NOTICE_MS * 1000000ull;
+	uint64_t end = start + EX_EXCHANGE_TIMEOUT_MS * 1000000ull;
 	struct addrinfo *res;
+	bool told = false;
 	int fd;
 
 	if (lookup(host, port, &res))
 		return -1;
-	/* the server may not listen yet */
-	while ((fd = connect_once(res)) < 0 && ex_now_ns() < end)
+	/* The server may not listen yet: retry, but say early what for, or a
+	 * client started without its server would look hung. */
+	while ((fd = connect_once(res)) < 0 && ex_now_ns() < end) {
+		if (!told && ex_now_ns() >= notice) {
+			fprintf(stderr, "exchange: waiting for a server on %s TCP port %u (%s); "
+				"retrying for up to %d s\n", host, (unsigned)port, strerror(errno),
+				EXCHANGE_TIMEOUT_S);
+			told = true;
+		}
 		usleep(CONNECT_RETRY_MS * 1000);
+	}
 	freeaddrinfo(res);
 	if (fd < 0)
-		fail(host, "nobody accepted the connection");
+		fprintf(stderr, "exchange: %s TCP port %u: nobody accepted the connection in %d s\n",
+			host, (unsigned)port, EXCHANGE_TIMEOUT_S);
 	return fd;
 }
 
@@ -136,7 +158,8 @@ int ex_exchange_open(struct ex_exchange *x, const char *host, uint16_t port)
 	return x->fd < 0 ? -1 : 0;
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len)
+/* what: the step, for the messages ("barrier \"done\" with the peer"). */
+static int write_all(int fd, const uint8_t *p, size_t len, const char *what)
 {
 	while (len) {
 		ssize_t r = send(fd, p, len, MSG_NOSIGNAL);
@@ -144,27 +167,27 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
-			return fail("send to the peer", strerror(errno));
+			return fail(what, strerror(errno));
 		p += r;
 		len -= (size_t)r;
 	}
 	return 0;
 }
 
-static int read_all(int fd, uint8_t *p, size_t len)
+static int read_all(int fd, uint8_t *p, size_t len, const char *what)
 {
 	while (len) {
 		ssize_t r;
 
-		if (wait_fd(fd, POLLIN, "waiting for the peer"))
+		if (wait_fd(fd, POLLIN, what))
 			return -1;
 		r = recv(fd, p, len, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
-			return fail("receive from the peer", strerror(errno));
+			return fail(what, strerror(errno));
 		if (r == 0)
-			return fail("receive from the peer", "connection closed");
+			return fail(what, "connection closed by the peer");
 		p += r;
 		len -= (size_t)r;
 	}
@@ -178,7 +201,7 @@ static int send_infos(struct ex_exchange *x, const struct ex_endpoint_info *loca
 
 	for (size_t i = 0; i < n; i++) {
 		ex_endpoint_info_pack(&local[i], wire);
-		if (write_all(x->fd, wire, sizeof(wire)))
+		if (write_all(x->fd, wire, sizeof(wire), "sending the endpoint descriptions"))
 			return -1;
 	}
 	return 0;
@@ -192,7 +215,7 @@ static int receive_infos(struct ex_exchange *x, struct ex_endpoint_info *remote,
 	for (size_t i = 0; i < n; i++) {
 		int r;
 
-		if (read_all(x->fd, wire, sizeof(wire)))
+		if (read_all(x->fd, wire, sizeof(wire), "receiving the peer's endpoint descriptions"))
 			return -1;
 		r = ex_endpoint_info_unpack(wire, &remote[i]);
 		if (r)
@@ -209,13 +232,13 @@ int ex_exchange_info(struct ex_exchange *x, const struct ex_endpoint_info *local
 	return send_infos(x, local, n) || receive_infos(x, remote, n) ? -1 : 0;
 }
 
-int ex_exchange_sync(struct ex_exchange *x, const char *what)
+int ex_exchange_sync(struct ex_exchange *x, const char *name)
 {
 	uint8_t mine = 's', theirs;
+	char what[96];
 
-	if (write_all(x->fd, &mine, 1) || read_all(x->fd, &theirs, 1))
-		return fail("barrier with the peer", what);
-	return 0;
+	snprintf(what, sizeof(what), "barrier \"%s\" with the peer", name);
+	return write_all(x->fd, &mine, 1, what) || read_all(x->fd, &theirs, 1, what) ? -1 : 0;
 }
 
 void ex_exchange_close(struct ex_exchange *x)

@@ -24,6 +24,9 @@
 /* How long the server waits for its client, the client for the server to
  * listen, and either side for the peer's bytes (ms). */
 #define EX_EXCHANGE_TIMEOUT_MS 60000
+/* How long a client retries refused connections before it says on stderr
+ * what it waits for (ms). */
+#define EX_CONNECT_NOTICE_MS 1000
 /* Endpoints one ex_exchange_connect() call connects. */
 #define EX_EXCHANGE_MAX_ENDPOINTS 16
 
@@ -34,8 +37,10 @@ struct ex_exchange {
 
 /*
  * host NULL: listen on `port` (every address, IPv4 and IPv6) and accept one
- * client; otherwise connect to host:port, retrying while nobody listens.
- * Prints what failed and returns -1 on error or timeout.
+ * client; otherwise connect to host:port, retrying while nobody listens
+ * (after EX_CONNECT_NOTICE_MS it says so once on stderr, with host, port
+ * and how long it keeps trying).  Prints what failed and returns -1 on
+ * error or timeout.
  */
 int ex_exchange_open(struct ex_exchange *x, const char *host, uint16_t port);
 
@@ -47,9 +52,9 @@ int ex_exchange_open(struct ex_exchange *x, const char *host, uint16_t port);
 int ex_exchange_info(struct ex_exchange *x, const struct ex_endpoint_info *local,
 		     struct ex_endpoint_info *remote, size_t n);
 
-/* Writes one byte and waits for the peer's: both sides have reached this
- * point.  0, or -1 with a message. */
-int ex_exchange_sync(struct ex_exchange *x, const char *what);
+/* Writes one byte and waits for the peer's: both sides have reached the
+ * point `name` says.  0, or -1 with a message that quotes the name. */
+int ex_exchange_sync(struct ex_exchange *x, const char *name);
 
 void ex_exchange_close(struct ex_exchange *x);
 

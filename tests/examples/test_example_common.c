@@ -5,6 +5,7 @@
  * documented layout), nearest-rank percentiles, payload patterns, option
  * parsing and the two-process exchange (over loopback TCP).
  */
+#define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -12,6 +13,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <sys/socket.h>
 #include <string.h>
@@ -311,6 +313,119 @@ static void exchange_swaps_descriptions_over_tcp(void **state)
 	}
 }
 
+/* What the code between stderr_capture() and stderr_captured() wrote to
+ * stderr (its fd, which the other thread shares). */
+struct stderr_capture {
+	FILE *file;
+	int saved;
+	char text[1024];
+};
+
+static void stderr_capture(struct stderr_capture *c)
+{
+	c->file = tmpfile();
+	assert_non_null(c->file);
+	fflush(stderr);
+	c->saved = dup(STDERR_FILENO);
+	assert_true(c->saved >= 0);
+	assert_true(dup2(fileno(c->file), STDERR_FILENO) >= 0);
+}
+
+static const char *stderr_captured(struct stderr_capture *c)
+{
+	size_t n;
+
+	fflush(stderr);
+	assert_true(dup2(c->saved, STDERR_FILENO) >= 0);
+	close(c->saved);
+	rewind(c->file);
+	n = fread(c->text, 1, sizeof(c->text) - 1, c->file);
+	c->text[n] = '\0';
+	fclose(c->file);
+	fputs(c->text, stderr);
+	return c->text;
+}
+
+struct late_server {
+	uint16_t port;
+	int ret;
+};
+
+/* Starts listening only after the client has been refused for longer
+ * than EX_CONNECT_NOTICE_MS. */
+static void *late_server_run(void *arg)
+{
+	struct late_server *s = arg;
+	struct ex_exchange x;
+
+	usleep((EX_CONNECT_NOTICE_MS + 500) * 1000);
+	s->ret = ex_exchange_open(&x, NULL, s->port);
+	if (!s->ret)
+		ex_exchange_close(&x);
+	return NULL;
+}
+
+static void exchange_client_says_what_it_waits_for(void **state)
+{
+	struct late_server server = { .port = free_tcp_port() };
+	struct stderr_capture c;
+	struct ex_exchange x;
+	char want[128];
+	pthread_t t;
+	int ret;
+
+	(void)state;
+	snprintf(want, sizeof(want), "exchange: waiting for a server on 127.0.0.1 TCP port %u "
+		 "(Connection refused); retrying for up to %d s\n", (unsigned)server.port,
+		 EX_EXCHANGE_TIMEOUT_MS / 1000);
+	stderr_capture(&c);
+	assert_int_equal(pthread_create(&t, NULL, late_server_run, &server), 0);
+	ret = ex_exchange_open(&x, "127.0.0.1", server.port);
+	pthread_join(t, NULL);
+	/* the server started later is still reached, and the notice came once */
+	assert_string_equal(stderr_captured(&c), want);
+	assert_int_equal(ret, 0);
+	assert_int_equal(server.ret, 0);
+	ex_exchange_close(&x);
+}
+
+/* The server swaps the descriptions and goes away before the barrier. */
+static void *leaving_server_run(void *arg)
+{
+	struct exchange_side *s = arg;
+	struct ex_exchange x;
+
+	s->ret = ex_exchange_open(&x, NULL, s->port);
+	if (!s->ret) {
+		s->ret = ex_exchange_info(&x, s->mine, s->theirs, 2);
+		ex_exchange_close(&x);
+	}
+	return NULL;
+}
+
+static void exchange_barrier_names_itself_and_the_cause(void **state)
+{
+	struct exchange_side server = { .port = free_tcp_port() };
+	struct exchange_side client = { .port = server.port, .host = "127.0.0.1" };
+	struct stderr_capture c;
+	struct ex_exchange x;
+	pthread_t t;
+	int ret;
+
+	(void)state;
+	assert_int_equal(pthread_create(&t, NULL, leaving_server_run, &server), 0);
+	assert_int_equal(ex_exchange_open(&x, client.host, client.port), 0);
+	assert_int_equal(ex_exchange_info(&x, client.mine, client.theirs, 2), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(server.ret, 0);
+	stderr_capture(&c);
+	ret = ex_exchange_sync(&x, "done");
+	assert_string_equal(stderr_captured(&c),
+			    "exchange: barrier \"done\" with the peer: connection closed by the peer\n");
+	assert_int_equal(ret, -1);
+	ex_exchange_close(&x);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -323,6 +438,8 @@ int main(void)
 		cmocka_unit_test(options_reject_bad_input),
 		cmocka_unit_test(options_name_the_two_process_roles),
 		cmocka_unit_test(exchange_swaps_descriptions_over_tcp),
+		cmocka_unit_test(exchange_client_says_what_it_waits_for),
+		cmocka_unit_test(exchange_barrier_names_itself_and_the_cause),
 	};
 
 	return cmocka_run_group_tests_name("example_common", tests, NULL, NULL);

@@ -67,6 +67,14 @@ expect_no_device() {
 }
 
 expect 2 "mlx4emu-run: unknown option --bogus" -- "$run" --bogus -- true
+# a program that is not there or cannot run: a shell's status and message,
+# without the launcher's line number
+expect 127 "^mlx4emu-run: mlx4emu_no_such_program: command not found$" -- \
+	"$run" mlx4emu_no_such_program
+expect 127 "^mlx4emu-run: ./mlx4emu_no_such_program: no such file$" -- \
+	"$run" --ports=2 -- ./mlx4emu_no_such_program
+expect 126 "^mlx4emu-run: $out: not an executable file$" -- "$run" "$out" --help
+expect 126 "^mlx4emu-run: /: not an executable file$" -- "$run" /
 expect 2 "^usage: mlx4emu-run" -- "$run"
 expect 2 "^usage: mlx4emu-run" -- "$run" --cqe-size=64 --
 # a bad setting is named both ways a user gives it: the option and the
