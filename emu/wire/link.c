@@ -97,6 +97,15 @@ static size_t seal(uint8_t *pkt, size_t len, uint32_t src, uint32_t dst)
 	return len + EMU_ICRC_BYTES;
 }
 
+/* The slot holds the whole packet, `len` bytes of buf. */
+static void slot_whole(struct tx_slot *s, size_t len)
+{
+	s->len = len;
+	s->head_len = len;
+	s->tail_len = 0;
+	s->nref = 0;
+}
+
 /* The slot the next packet is built in (flushes a full queue first). */
 static struct tx_slot *tx_next(void)
 {
@@ -131,10 +140,7 @@ static void tx_push(unsigned port, uint32_t dst, const uint8_t *pkt, size_t len,
 		 * already where the next frame is built */
 		if (s->buf != pkt)
 			memcpy(s->buf, pkt, len);
-		s->len = len;
-		s->head_len = len;
-		s->tail_len = 0;
-		s->nref = 0;
+		slot_whole(s, len);
 		tx_commit(port, dst);
 	}
 }
@@ -192,9 +198,6 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
 	if (pay > MAX_PAYLOAD || hdr_len > EMU_ROCE_HDR_MAX)
 		return EMSGSIZE;
 	s = tx_next();
-	s->head_len = 0;
-	s->tail_len = 0;
-	s->nref = 0;
 	memcpy(s->buf, hdr, hdr_len);
 	for (int i = 0; i < iovcnt; i++) {
 		memcpy(s->buf + n, iov[i].iov_base, iov[i].iov_len);
@@ -204,8 +207,7 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
 		s->buf[n++] = 0;
 		pay++;
 	}
-	s->len = seal(s->buf, n, emu_port_addr(port), dst);
-	s->head_len = s->len;
+	slot_whole(s, seal(s->buf, n, emu_port_addr(port), dst));
 	if (emu_faults_on)
 		fault_stage(port, dst);
 	else
@@ -243,7 +245,6 @@ static int icrc_payload(uint32_t *crc, const struct iovec *iov, int iovcnt)
 int emu_link_queue_ref(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_len,
 		       const struct iovec *iov, int iovcnt)
 {
-	static const uint8_t zeros[4];
 	struct tx_slot *s;
 	size_t pay = 0, pad;
 	uint32_t crc;
@@ -262,7 +263,7 @@ int emu_link_queue_ref(unsigned port, uint32_t dst, const uint8_t *hdr, size_t h
 	if (icrc_payload(&crc, iov, iovcnt))
 		return EFAULT;
 	memset(s->buf + hdr_len, 0, pad);
-	crc = emu_icrc_update(crc, zeros, pad);
+	crc = emu_icrc_update(crc, s->buf + hdr_len, pad);
 	emu_icrc_final(crc, s->buf + hdr_len + pad);
 	s->head_len = hdr_len;
 	s->tail_len = pad + EMU_ICRC_BYTES;

@@ -2,10 +2,11 @@
 /*
  * Frames between adapters: a RoCEv2 packet (BTH ... payload, pad, ICRC) is
  * the payload of one UDP datagram from the port's address:4791 to the
- * peer's address:4791.  Outgoing packets are copied into a queue and sent
- * in batches (sendmmsg) by emu_link_flush() (or, with emu_link_queue_ref(),
- * only their headers are, the kernel reading the payload in place), runs of equal-length packets
- * to one peer as one segmented send (UDP_SEGMENT) that the kernel cuts
+ * peer's address:4791.  Outgoing packets are copied into a queue (with
+ * emu_link_queue_ref() only their headers are, the kernel reading the
+ * payload in place) and sent in batches (sendmmsg) by emu_link_flush(),
+ * runs of equal-length packets to one peer as one segmented send
+ * (UDP_SEGMENT) that the kernel cuts
  * into one datagram per packet; incoming ones are read in batches
  * (recvmmsg, with UDP_GRO so that the kernel may hand over a run of one
  * peer's datagrams at once) and handed out one packet each with their
