@@ -185,6 +185,21 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static void fill(uint8_t *p, unsigned len, unsigned seed)
+{
+	for (unsigned j = 0; j < len; j++)
+		p[j] = pattern(j, seed);
+}
+
+/* The first byte of p that is not pattern(., seed), or -1. */
+static int mismatch(const uint8_t *p, unsigned len, unsigned seed)
+{
+	for (unsigned j = 0; j < len; j++)
+		if (p[j] != pattern(j, seed))
+			return (int)j;
+	return -1;
+}
+
 /* ---- TCP exchange ---- */
 
 static int tcp_connect(const char *host, int port)
@@ -604,23 +619,15 @@ static void sges_client(struct side *s, int fd)
 	sync_byte(fd, 'c');
 }
 
-static int first_bad(const uint8_t *p, uint32_t len, unsigned seed)
-{
-	for (uint32_t i = 0; i < len; i++)
-		if (p[i] != pattern(i, seed))
-			return (int)i;
-	return -1;
-}
-
 static void sges_server(struct side *s, int fd)
 {
 	int bad;
 
 	sync_byte(fd, 'r');
 	sync_byte(fd, 'c');
-	bad = first_bad(s->q.buf + SGE_TARGET_A, sge_total_a(), 0x21);
+	bad = mismatch(s->q.buf + SGE_TARGET_A, sge_total_a(), 0x21);
 	CHECK(bad < 0, "WRITE of %u segments: byte %d", (unsigned)SGE_COUNT_A, bad);
-	bad = first_bad(s->q.buf + SGE_TARGET_B, SGE_B_COUNT * SGE_B_BYTES, 0x42);
+	bad = mismatch(s->q.buf + SGE_TARGET_B, SGE_B_COUNT * SGE_B_BYTES, 0x42);
 	CHECK(bad < 0, "WRITE of %u segments: byte %d", SGE_B_COUNT, bad);
 	CHECK(s->q.buf[SGE_TARGET_A + sge_total_a()] == 0, "WRITE of %u segments: beyond its end",
 	      (unsigned)SGE_COUNT_A);
@@ -839,21 +846,6 @@ static unsigned f_count(const struct fault_run *r, char kind)
 	for (unsigned i = 0; i < r->iters; i++)
 		n += f_kind(r, i) == kind;
 	return n;
-}
-
-static void fill(uint8_t *p, unsigned len, unsigned seed)
-{
-	for (unsigned j = 0; j < len; j++)
-		p[j] = pattern(j, seed);
-}
-
-/* The first byte of p that is not pattern(., seed), or -1. */
-static int mismatch(const uint8_t *p, unsigned len, unsigned seed)
-{
-	for (unsigned j = 0; j < len; j++)
-		if (p[j] != pattern(j, seed))
-			return (int)j;
-	return -1;
 }
 
 static void f_post(struct side *s, const struct fault_run *r, unsigned i)
