@@ -62,7 +62,7 @@ static uint8_t rx_buf[RX_MSGS][RX_MSG_BYTES];
 
 /* What each port lost on the way (read by any thread, hence atomic). */
 struct link_port {
-	atomic_uint_fast64_t tx_packets, tx_lost, rx_packets, rx_overflow, rx_bad;
+	atomic_uint_fast64_t tx_packets, tx_lost, rx_packets, rx_overflow, rx_bad, rx_refused;
 	uint32_t ovfl_seen;	/* the socket's SO_RXQ_OVFL count last read */
 };
 
@@ -544,4 +544,11 @@ void emu_link_counters(unsigned port, struct emu_link_counters *out)
 	out->rx_packets = atomic_load(&lp->rx_packets);
 	out->rx_overflow = atomic_load(&lp->rx_overflow);
 	out->rx_bad = atomic_load(&lp->rx_bad);
+	out->rx_refused = atomic_load(&lp->rx_refused);
+}
+
+void emu_link_count_refused(unsigned port)
+{
+	if (port >= 1 && port <= 2)
+		add(&link_ports[port - 1].rx_refused, 1);
 }
