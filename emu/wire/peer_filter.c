@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "base/config.h"
 #include "base/trace.h"
 #include "wire/identity.h"
 #include "wire/roce.h"
@@ -98,6 +99,8 @@ static int apply(unsigned port)
 
 	if (fd < 0)
 		return EBADF;
+	if (!emu_cfg.wire_filter)
+		return 0;
 	if (pp->n > EMU_PEER_FILTER_MAX) {
 		if (pp->on)
 			EMU_TRACE("wire: port %u has %u peers: receive filter removed", port,
