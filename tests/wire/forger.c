@@ -4,7 +4,7 @@
  * device (tests/wire/trust.sh runs it as nobody): well-formed RoCEv2
  * packets, with the ICRC right, to the QPs a victim published.
  *
- *   forger RESULT DIR
+ *   forger [--flood] RESULT DIR
  *
  * DIR holds the victims' target.* files, one line each:
  *   ADDR QPN RKEY VA RQ_PSN SQ_PSN      (ADDR dotted, the rest hex)
@@ -23,6 +23,8 @@
  *                       4791 (N) and from another port (M)
  *   received N          datagrams that came back (0 expected)
  *   impersonated N      victim addresses it could bind (0 expected)
+ * With --flood it sends instead the flood of flood() and counts it in the
+ * same lines.
  * Exit 0 once it ran, 1 when it could not (no socket, no target).
  */
 #define _GNU_SOURCE
@@ -31,6 +33,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +313,79 @@ static unsigned drain(const int *fds, unsigned nfds, int ms)
 	return got;
 }
 
+/*
+ * The flood: well-formed requests to every target, guessed QPNs and
+ * PSNs, in batches of FLOOD_BATCH at FLOOD_PPS packets a second (twice
+ * the rate that made a connection fail when every datagram reached the
+ * device; at full speed the sender would mostly compete for the CPU),
+ * until DIR/stop appears, FLOOD_SECONDS pass or FLOOD_MAX were sent.
+ * RESULT's directory gets "flooding" once it runs.
+ */
+#define FLOOD_BATCH 64
+#define FLOOD_POOL 4096	/* a multiple of FLOOD_BATCH */
+#define FLOOD_PPS 120000.0
+#define FLOOD_SECONDS 60.0
+#define FLOOD_MAX 20000000ull
+
+static void flood(int fd, uint32_t src, const char *dir, const char *result_dir)
+{
+	/* built once: the flood's cost is the sending, not the ICRC */
+	static uint8_t pool[FLOOD_POOL][PKT_MAX];
+	static size_t pool_len[FLOOD_POOL];
+	static struct sockaddr_in pool_to[FLOOD_POOL];
+	static unsigned pool_target[FLOOD_POOL];
+	struct mmsghdr m[FLOOD_BATCH];
+	struct iovec v[FLOOD_BATCH];
+	char stop[1100], started[1100];
+	double t0, end;
+	uint64_t total = 0;
+	uint32_t x = 1;
+	FILE *f;
+
+	for (unsigned i = 0; i < FLOOD_POOL; i++) {
+		unsigned k = i % ntargets;
+		struct target *t = &targets[k];
+
+		x = x * 1103515245u + 12345u;
+		pool_len[i] = build(pool[i], EMU_TR_RC | request_ops[x % sizeof(request_ops)],
+				    t->qpn + (x >> 8) % 64, x >> 4, t, src, EMU_ROCE_UDP_PORT);
+		pool_to[i] = (struct sockaddr_in){ .sin_family = AF_INET,
+						   .sin_port = htons(EMU_ROCE_UDP_PORT),
+						   .sin_addr.s_addr = htonl(t->addr) };
+		pool_target[i] = k;
+	}
+	snprintf(stop, sizeof(stop), "%s/stop", dir);
+	snprintf(started, sizeof(started), "%s/flooding", result_dir);
+	f = fopen(started, "w");
+	if (f)
+		fclose(f);
+	t0 = now_s();
+	end = t0 + FLOOD_SECONDS;
+	for (unsigned it = 0; total < FLOOD_MAX; it++) {
+		double due = t0 + (double)total / FLOOD_PPS;
+		unsigned first = (it * FLOOD_BATCH) % FLOOD_POOL;
+		int n;
+
+		if (!(it & 63) && (now_s() > end || !access(stop, F_OK)))
+			break;
+		while (now_s() < due)
+			usleep(200);
+		for (unsigned i = 0; i < FLOOD_BATCH; i++) {
+			unsigned j = first + i;
+
+			v[i] = (struct iovec){ pool[j], pool_len[j] };
+			m[i].msg_hdr = (struct msghdr){ .msg_name = &pool_to[j],
+							.msg_namelen = sizeof(pool_to[j]),
+							.msg_iov = &v[i], .msg_iovlen = 1 };
+		}
+		n = sendmmsg(fd, m, FLOOD_BATCH, 0);
+		for (int i = 0; i < n; i++)
+			targets[pool_target[first + (unsigned)i]].sent++;
+		if (n > 0)
+			total += (uint64_t)n;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	uint32_t own = 0;
@@ -321,8 +397,14 @@ int main(int argc, char **argv)
 	FILE *out;
 	char tmp[1024];
 
+	bool flooding = argc == 4 && !strcmp(argv[1], "--flood");
+
+	if (flooding) {
+		argv++;
+		argc--;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: forger RESULT DIR\n");
+		fprintf(stderr, "usage: forger [--flood] RESULT DIR\n");
 		return 1;
 	}
 	if (load_targets(argv[2])) {
@@ -345,7 +427,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	end = now_s() + MAX_SECONDS;
-	for (unsigned i = 0; i < ntargets; i++) {
+	if (flooding) {
+		char result_dir[1024];
+		char *slash;
+
+		snprintf(result_dir, sizeof(result_dir), "%s", argv[1]);
+		slash = strrchr(result_dir, '/');
+		if (slash)
+			*slash = '\0';
+		flood(fds[0], own, argv[2], slash ? result_dir : ".");
+	}
+	for (unsigned i = 0; i < ntargets && !flooding; i++) {
 		uint64_t budget = BUDGET_PER_TARGET;
 
 		while (budget && now_s() < end) {

@@ -7,6 +7,7 @@
  *   trust_victim -m inproc -d DIR [-g GIDX]           two QPs, one process
  *   trust_victim -m server -d DIR -p PORT [-g GIDX]   two processes
  *   trust_victim -m client -d DIR -p PORT [-g GIDX] HOST
+ *   trust_victim -m server|client ... -s N    stream mode (flood.sh)
  *
  * Each side has a secret MR (remote read, write and atomic allowed) and
  * publishes, for the forger, DIR/target.ROLE: its adapter's address, its
@@ -23,6 +24,10 @@
  *     adapter as dropped by the kernel (the port filter, on by default)
  *     or, without the filter, as refused (control API);
  *   - the forger received nothing and bound no victim address.
+ * In stream mode (-s N) the client waits for DIR/go, then sends N RDMA
+ * WRITEs with immediate of 64 KiB, 16 outstanding, and prints its rate;
+ * every one must complete with success, and the server checks that each
+ * arrived once, in order, with its bytes in place.
  * Exit 0 when all hold; 1 with the reasons on stderr.
  */
 #define _GNU_SOURCE
@@ -53,6 +58,9 @@
 #define SECRET_BYTES 4096
 #define AFTER_FORGER 64
 #define LOOP_SECONDS 90.0
+#define STREAM_MSG (64 * 1024)
+#define STREAM_SLOTS 16
+#define STREAM_PLACES 512u
 
 static int failures;
 
@@ -89,6 +97,7 @@ static struct ibv_port_attr port_attr;
 static uint8_t *secret;
 static struct ibv_mr *secret_mr;
 static int gidx = -1;
+static unsigned stream;	/* -s: WRITEs of the stream mode, 0: attack mode */
 static const char *dir;
 
 static double now_s(void)
@@ -126,14 +135,14 @@ static uint32_t adapter_addr(void)
 	       (uint32_t)g.raw[14] << 8 | g.raw[15];
 }
 
-static void open_end(struct end *e, uint32_t psn_seed)
+static void open_end(struct end *e, uint32_t psn_seed, size_t bytes)
 {
-	static const struct peer_qp_spec rc = {
+	struct peer_qp_spec rc = {
 		.attr = { .qp_type = IBV_QPT_RC,
-			  .cap = { .max_send_wr = 64, .max_recv_wr = 16, .max_send_sge = 1,
+			  .cap = { .max_send_wr = 64, .max_recv_wr = 64, .max_send_sge = 1,
 				   .max_recv_sge = 1 } },
 		.cqe = 128,
-		.buf_bytes = BUF_BYTES,
+		.buf_bytes = bytes,
 		.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			  IBV_ACCESS_REMOTE_READ,
 	};
@@ -388,8 +397,8 @@ static void run_inproc(void)
 	struct end a = { 0 }, b = { 0 };
 	unsigned n;
 
-	open_end(&a, 0x100000);
-	open_end(&b, 0x200000);
+	open_end(&a, 0x100000, BUF_BYTES);
+	open_end(&b, 0x200000, BUF_BYTES);
 	connect_end(&a, &b.me);
 	connect_end(&b, &a.me);
 	publish("a", &a, b.me.psn);
@@ -431,6 +440,123 @@ static int tcp_pair(const char *host, int port)
 	return c;
 }
 
+/* Stream mode: the client starts when DIR/go appears (the flood is on),
+ * 30 s at most. */
+static void wait_go(void)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/go", dir);
+	for (double end = now_s() + 30; access(path, F_OK) && now_s() < end;)
+		usleep(10000);
+	CHECK(!access(path, F_OK), "no %s within 30 s", path);
+}
+
+/* Client: `stream` RDMA WRITEs with immediate (the WRITE's number) of
+ * STREAM_MSG bytes, WRITE i to place i % STREAM_PLACES of the server's
+ * buffer, STREAM_SLOTS outstanding; every one must complete with
+ * success.  Prints the time and the rate. */
+static void stream_client(struct end *e, const struct info *peer)
+{
+	unsigned posted = 0, done = 0;
+	double t0 = now_s(), t;
+
+	while (done < stream) {
+		struct ibv_wc wc[STREAM_SLOTS];
+		int n;
+
+		while (posted < stream && posted - done < STREAM_SLOTS) {
+			uint32_t slot = posted % STREAM_SLOTS;
+			uint8_t *src = e->q.buf + (size_t)slot * STREAM_MSG;
+			struct ibv_sge sge = { (uintptr_t)src, STREAM_MSG, e->q.mr->lkey };
+			struct ibv_send_wr wr = {
+				.wr_id = posted, .sg_list = &sge, .num_sge = 1,
+				.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+				.send_flags = IBV_SEND_SIGNALED, .imm_data = htonl(posted),
+				.wr.rdma = { .remote_addr = peer->va + (uint64_t)(posted %
+						STREAM_PLACES) * STREAM_MSG, .rkey = peer->rkey },
+			}, *bad;
+
+			for (unsigned k = 0; k < STREAM_MSG; k += 64)
+				memset(src + k, pattern(k, posted), 64);
+			if (ibv_post_send(e->q.qp, &wr, &bad))
+				DIE("ibv_post_send");
+			posted++;
+		}
+		n = ibv_poll_cq(e->q.cq, STREAM_SLOTS, wc);
+		if (n < 0)
+			DIE("ibv_poll_cq");
+		for (int i = 0; i < n; i++)
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				CHECK(0, "WRITE %llu: %s", (unsigned long long)wc[i].wr_id,
+				      ibv_wc_status_str(wc[i].status));
+				return;
+			}
+		done += (unsigned)n;
+		if (now_s() - t0 > LOOP_SECONDS) {
+			CHECK(0, "%u of %u WRITEs done after %.0f s", done, stream, LOOP_SECONDS);
+			return;
+		}
+	}
+	t = now_s() - t0;
+	printf(PROG ": stream: %u WRITEs of %u KiB in %.3f s: %.1f MB/s\n", stream,
+	       STREAM_MSG / 1024, t, (double)stream * STREAM_MSG / t / 1e6);
+}
+
+static void post_recv(struct end *e, uint64_t id)
+{
+	struct ibv_recv_wr wr = { .wr_id = id }, *bad;
+
+	if (ibv_post_recv(e->q.qp, &wr, &bad))
+		DIE("ibv_post_recv");
+}
+
+/* Whether place `place` holds what WRITE i wrote (one byte of every
+ * 64 and the last of each run). */
+static bool landed(const struct end *e, unsigned i)
+{
+	const uint8_t *p = e->q.buf + (size_t)(i % STREAM_PLACES) * STREAM_MSG;
+
+	for (unsigned k = 0; k < STREAM_MSG; k += 64)
+		if (p[k] != pattern(k, i) || p[k + 63] != pattern(k, i))
+			return false;
+	return true;
+}
+
+/* Server: every WRITE of the stream arrives once, in order, its data in
+ * place when its completion comes (the next WRITE to that place is
+ * STREAM_PLACES later, beyond what the client has outstanding). */
+static void stream_serve(struct end *e)
+{
+	unsigned next = 0, bad = 0;
+	double end = now_s() + LOOP_SECONDS;
+
+	for (unsigned i = 0; i < 2 * STREAM_SLOTS; i++)
+		post_recv(e, i);
+	while (next < stream && now_s() < end) {
+		struct ibv_wc wc[STREAM_SLOTS];
+		int n = ibv_poll_cq(e->q.cq, STREAM_SLOTS, wc);
+
+		if (n < 0)
+			DIE("ibv_poll_cq");
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS ||
+			    wc[i].opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
+			    ntohl(wc[i].imm_data) != next) {
+				CHECK(0, "receive %u: status %s, opcode %d, immediate %u", next,
+				      ibv_wc_status_str(wc[i].status), wc[i].opcode,
+				      ntohl(wc[i].imm_data));
+				return;
+			}
+			bad += !landed(e, next);
+			next++;
+			post_recv(e, next);
+		}
+	}
+	CHECK(next == stream, "%u of %u WRITEs arrived", next, stream);
+	CHECK(!bad, "%u of %u WRITEs of the stream did not land", bad, stream);
+}
+
 static void run_pair(const char *host, int port)
 {
 	static const char *const roles[] = { "client", "server", NULL };
@@ -440,18 +566,27 @@ static void run_pair(const char *host, int port)
 	char c = 'D';
 	int fd;
 
-	open_end(&e, server ? 0x300000 : 0x400000);
+	open_end(&e, server ? 0x300000 : 0x400000,
+		 stream ? (server ? STREAM_PLACES * STREAM_MSG : STREAM_SLOTS * STREAM_MSG) :
+			  BUF_BYTES);
 	fd = tcp_pair(host, port);
 	if (peer_write(PROG, fd, &e.me, sizeof(e.me)) || peer_read(PROG, fd, &peer, sizeof(peer)))
 		DIE("exchange");
 	connect_end(&e, &peer);
 	publish(server ? "server" : "client", &e, peer.psn);
+	if (server && stream)
+		stream_serve(&e);
 	if (server) {
 		/* the client's 'D' comes once its traffic ended (90 s at most) */
 		for (double end = now_s() + LOOP_SECONDS + 30; now_s() < end;)
 			if (!peer_read(PROG, fd, &c, 1))
 				break;
 		CHECK(c == 'D', "the client did not finish");
+	} else if (stream) {
+		wait_go();
+		stream_client(&e, &peer);
+		if (peer_write(PROG, fd, &c, 1))
+			CHECK(0, "tell the server");
 	} else {
 		unsigned n = legit_traffic(&e, &peer, roles);
 
@@ -461,7 +596,8 @@ static void run_pair(const char *host, int port)
 	}
 	check_rts(&e, server ? "server" : "client");
 	check_secret();
-	check_forger();
+	if (!stream)
+		check_forger();
 	close(fd);
 }
 
@@ -470,13 +606,14 @@ int main(int argc, char **argv)
 	const char *mode = NULL;
 	int opt, port = 0;
 
-	while ((opt = getopt(argc, argv, "m:d:p:g:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:d:p:g:s:")) != -1) {
 		switch (opt) {
 		case 'm': mode = optarg; break;
 		case 'd': dir = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'g': gidx = atoi(optarg); break;
-		default: DIE("usage: -m inproc|server|client -d DIR [-p PORT] [-g GIDX] [HOST]");
+		case 's': stream = (unsigned)atoi(optarg); break;
+		default: DIE("usage: -m inproc|server|client -d DIR [-p PORT] [-g GIDX] [-s N] [HOST]");
 		}
 	}
 	if (!mode || !dir)
