@@ -409,6 +409,7 @@ static void run_inproc(void)
 	check_rts(&b, "responder");
 	check_secret();
 	check_forger();
+	CHECK(!peer_qp_close(PROG, &a.q) && !peer_qp_close(PROG, &b.q), "destroy the QPs");
 }
 
 static int tcp_pair(const char *host, int port)
@@ -599,6 +600,7 @@ static void run_pair(const char *host, int port)
 	if (!stream)
 		check_forger();
 	close(fd);
+	CHECK(!peer_qp_close(PROG, &e.q), "destroy the QP");
 }
 
 int main(int argc, char **argv)
@@ -627,6 +629,9 @@ int main(int argc, char **argv)
 		run_pair(argv[optind], port);
 	else
 		DIE("unknown mode %s", mode);
+	CHECK(!ibv_dereg_mr(secret_mr) && !ibv_dealloc_pd(pd) && !ibv_close_device(ctx),
+	      "release the device");
+	free(secret);
 	if (failures)
 		fprintf(stderr, PROG ": %d check(s) failed\n", failures);
 	else
