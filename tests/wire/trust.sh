@@ -31,9 +31,18 @@ chown "nobody:$nobody_group" "$dir/x"
 cp "$forger" "$dir/forger"
 chmod 755 "$dir/forger"
 
+# the number of targets published (target.ROLE, renamed into place whole)
+published() {
+	k=0
+	for f in "$dir"/target.*; do
+		case "$f" in *.tmp) ;; *) [ -e "$f" ] && k=$((k + 1)) ;; esac
+	done
+	echo $k
+}
+
 wait_targets() {
 	n=0
-	while [ "$(ls "$dir" | grep -c '^target\.[a-z]*$')" -lt "$1" ]; do
+	while [ "$(published)" -lt "$1" ]; do
 		n=$((n + 1))
 		if [ $n -gt 300 ]; then
 			echo "FAIL: the victims did not publish their targets within 30 s"
