@@ -9,6 +9,8 @@
  * end (<mlx4emu/mlx4emu_ctl.h>, looked up at run time: without the
  * software device it says so and the run goes on).
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "verbs_echo.h"
 
 #include <arpa/inet.h>
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifdef HAVE_MLX4EMU_CTL
@@ -41,7 +44,7 @@ static unsigned read_port_file(const char *path)
 			if (ok)
 				return port;
 		}
-		usleep(50 * 1000);
+		nanosleep(&(struct timespec){ .tv_nsec = 50 * 1000 * 1000 }, NULL);
 	}
 	fprintf(stderr, "echo_client: no port in %s after %d s\n", path,
 		PORT_FILE_WAIT_MS / 1000);

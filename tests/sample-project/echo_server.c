@@ -5,6 +5,8 @@
  * the kernel picks, written to FILE once it listens), then echoes every
  * message of the run the client asks for over an RC QP.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "verbs_echo.h"
 
 #include <arpa/inet.h>

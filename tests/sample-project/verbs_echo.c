@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+#define _POSIX_C_SOURCE 200809L
+
 #include "verbs_echo.h"
 
 #include <arpa/inet.h>
