@@ -114,7 +114,8 @@ def is_banner(c):
 
 
 def public(name):
-    return not name.startswith('__') and name != '_MLX4DV_H_'
+    # include guards (_MLX4DV_H_, _MLX4DV_SEND_H_, ...) are no API
+    return not name.startswith('__') and not re.match(r'_MLX4DV(_\w+)?_H_$', name)
 
 
 def start_of(it):
@@ -294,9 +295,30 @@ def render(page, version):
     return '\n'.join(out) + '\n'
 
 
+PART_INCLUDE = re.compile(r'^#include <infiniband/mlx4dv/([a-z0-9_]+)\.h>\n', re.M)
+
+
+def header_text(umbrella):
+    """The umbrella with its parts spliced in where each is first
+    included (later includes dropped, as the include guards drop them)."""
+    parts_dir = os.path.join(os.path.dirname(umbrella), 'mlx4dv')
+    seen = set()
+
+    def splice(m):
+        part = m.group(1)
+        if part in seen:
+            return ''
+        seen.add(part)
+        with open(os.path.join(parts_dir, part + '.h')) as f:
+            return PART_INCLUDE.sub(splice, f.read())
+
+    with open(umbrella) as f:
+        return PART_INCLUDE.sub(splice, f.read())
+
+
 def main(argv):
     header, outdir, version = argv[1], argv[2], argv[3]
-    pages = collect(open(header).read())
+    pages = collect(header_text(header))
     if '--list' in argv:
         for p in pages:
             print(p['name'], ' '.join(p['names'][1:]), '' if p['doc'] else '(NO DOC)')
