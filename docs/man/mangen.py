@@ -21,7 +21,8 @@ import sys
 
 RDMA_CORE_PAGES = {'mlx4dv_init_obj', 'mlx4dv_query_device',
                    'mlx4dv_set_context_attr'}
-LIBRARY_PART = 'Part 6'
+# the title of the banner of lib.h, the part that needs -lmlx4dv
+LIBRARY_PART = 'libmlx4dv: queue handles from ibverbs objects (-lmlx4dv).'
 
 
 def parse(text):
@@ -133,7 +134,7 @@ def collect(text):
     stands between them (no blank line). A comment followed by a blank line
     and then by another comment or a public declaration introduces what
     follows: it becomes the NOTES of the pages after it, until the next
-    banner (a Part or a numbered section)."""
+    banner (a part of the header or a numbered section)."""
     lines, items = parse(text)
     pages = []
     part = ''
@@ -146,7 +147,8 @@ def collect(text):
             c = it[1]
             family = None
             if is_banner(c):
-                m = re.search(r'(Part \d)', c)
+                # a part's banner (=====): its title line names the part
+                m = re.match(r'/\* ={6,}\n \* (.*)\n', c)
                 if m:
                     part = m.group(1)
                 notes = None
