@@ -163,7 +163,7 @@ static int direct_post_batch(struct bw_run *r, const struct ex_options *opts,
 	}
 	if (!k)
 		return 0;
-	if (opts->blueflame && k == 1 && mlx4dv_sq_ring_bf(sq, head_before))
+	if (opts->blueflame && k == 1 && mlx4dv_sq_ring_one(sq, head_before) == MLX4DV_SQ_HANDOVER_BLUEFLAME)
 		r->bf_posts++;
 	else if (!(opts->blueflame && k == 1))
 		mlx4dv_sq_ring_doorbell(sq);
@@ -191,7 +191,7 @@ static int direct_poll(struct bw_run *r)
 		}
 		if (!mlx4dv_cqe_is_send(cqe) ||
 		    mlx4dv_cqe_wc_opcode(cqe) != IBV_WC_RDMA_WRITE ||
-		    !mlx4dv_sq_complete(&r->rings.sq, mlx4dv_cqe_wqe_index(cqe), &wr_id) ||
+		    mlx4dv_sq_complete_cqe(&r->rings.sq, cqe, &wr_id) != 0 ||
 		    wr_id < r->completed || wr_id >= r->posted) {
 			fprintf(stderr, "%s: unexpected CQE (opcode 0x%x, WQE %u, write %" PRIu64 ")\n",
 				r->label, mlx4dv_cqe_opcode(cqe), mlx4dv_cqe_wqe_index(cqe), wr_id);

@@ -67,6 +67,9 @@ def parse(text):
         buf = ''
         while j < n:
             line = re.sub(r'/\*.*?\*/', '', lines[j])
+            # a deprecated name's attribute names its replacement in a
+            # string: neither is the declaration's name or prototype
+            line = re.sub(r'__MLX4DV_DEPRECATED\("[^"]*"\)\s*', '', line)
             buf += line + '\n'
             for c in line:
                 if c == '{':

@@ -23,7 +23,7 @@ extern "C" {
  * A run of WQEs of one shape (same operation, keys, length and flags; the
  * addresses and the wr_id change) is cheap once its constant words are
  * prepared:
- *  - mlx4dv_sq_wqe_template_init() validates the operation for the ring
+ *  - mlx4dv_sq_wqe_template_set() validates the operation for the ring
  *    once and keeps every constant word big-endian, as it is stored;
  *  - mlx4dv_sq_batch_begin() checks the template against the ring and
  *    reserves room for up to n WQEs (one WQEBB each);
@@ -44,7 +44,7 @@ extern "C" {
 /*
  * struct mlx4dv_sq_wqe_template - the constant words of a template WQE,
  * each big-endian as stored in the ring (fill with
- * mlx4dv_sq_wqe_template_init()).
+ * mlx4dv_sq_wqe_template_set()).
  *
  * owner_opcode: control word 0 without the owner bit (the batch adds it).
  * bf_qpn:       control bytes 4..7: 0, 0, 0, fence bit | ds.
@@ -69,7 +69,7 @@ struct mlx4dv_sq_wqe_template {
 };
 
 /*
- * mlx4dv_sq_wqe_template_init - prepare t for WQEs of one operation on
+ * mlx4dv_sq_wqe_template_set - prepare t for WQEs of one operation on
  * the connected-QP ring sq.
  *
  * opcode:     IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
@@ -91,7 +91,7 @@ struct mlx4dv_sq_wqe_template {
  * (Encodings: libmlx4 qp.c mlx4_post_send, set_raddr_seg, set_data_seg.)
  */
 static inline int
-mlx4dv_sq_wqe_template_init(struct mlx4dv_sq_wqe_template *t,
+mlx4dv_sq_wqe_template_set(struct mlx4dv_sq_wqe_template *t,
 			    const struct mlx4dv_sq_ring *sq,
 			    enum ibv_wr_opcode opcode, uint32_t rkey,
 			    uint32_t lkey, uint32_t length, uint32_t send_flags,
@@ -135,7 +135,7 @@ mlx4dv_sq_wqe_template_init(struct mlx4dv_sq_wqe_template *t,
 	    sq->spare_wqes < 1 || length > MLX4DV_DATA_SEG_MAX_LENGTH)
 		return EINVAL;
 	memset(&ctrl, 0, sizeof(ctrl));
-	mlx4dv_wqe_set_ctrl(&ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), imm);
+	mlx4dv_wqe_set_ctrl(&ctrl, ds, mlx4dv_send_flags_to_srcrb(send_flags), imm);
 	t->owner_opcode = mlx4dv_cpu_to_be32(op);
 	t->bf_qpn = ctrl.bf_qpn;
 	t->srcrb_flags = ctrl.srcrb_flags;
@@ -147,6 +147,21 @@ mlx4dv_sq_wqe_template_init(struct mlx4dv_sq_wqe_template *t,
 	t->ds = ds;
 	t->qp_type = sq->qp_type;
 	return 0;
+}
+
+/*
+ * mlx4dv_sq_wqe_template_init - the 0.2 name of mlx4dv_sq_wqe_template_set()
+ * (deprecated in 0.3, docs/migration-0.3.md): the same arguments and
+ * results.
+ */
+static inline __MLX4DV_DEPRECATED("mlx4dv_sq_wqe_template_set()") int
+mlx4dv_sq_wqe_template_init(struct mlx4dv_sq_wqe_template *t,
+			    const struct mlx4dv_sq_ring *sq,
+			    enum ibv_wr_opcode opcode, uint32_t rkey,
+			    uint32_t lkey, uint32_t length, uint32_t send_flags,
+			    __be32 imm)
+{
+	return mlx4dv_sq_wqe_template_set(t, sq, opcode, rkey, lkey, length, send_flags, imm);
 }
 
 /*
@@ -186,7 +201,7 @@ struct mlx4dv_sq_batch {
  * batch brings into the prefetch window are stamped here, before any WQE
  * is written (they are free: the room check puts them behind tail).
  * Returns 0, EINVAL (t not made for this QP type, or not by
- * mlx4dv_sq_wqe_template_init()), or ENOMEM (fewer than n free WQEBBs).
+ * mlx4dv_sq_wqe_template_set()), or ENOMEM (fewer than n free WQEBBs).
  * On error nothing is written and b is an empty batch: its posts return
  * ENOSPC, its end publishes nothing.
  */
@@ -314,7 +329,7 @@ mlx4dv_sq_batch_write(struct mlx4dv_sq_batch *b, uint64_t wr_id, uint64_t raddr,
  * them; libmlx4 qp.c mlx4_post_send). Flags the template has already
  * stay; none can be taken away. Typical use: an unsignalled template
  * and IBV_SEND_SIGNALED on the last WQE of the batch, so one send CQE
- * completes the whole batch (mlx4dv_cq_poll_send()).
+ * completes the whole batch (mlx4dv_cq_poll_sq()).
  * Returns 0; EINVAL (nothing written) for any other flag bit; ENOSPC as
  * mlx4dv_sq_batch_write(). With constant send_flags the extra words are
  * constants and the WQE costs what mlx4dv_sq_batch_write() costs.
@@ -323,7 +338,7 @@ static MLX4DV_ALWAYS_INLINE int
 mlx4dv_sq_batch_write_flags(struct mlx4dv_sq_batch *b, uint64_t wr_id,
 			    uint64_t raddr, uint64_t laddr, uint32_t send_flags)
 {
-	uint32_t srcrb = mlx4dv_send_srcrb_flags(send_flags &
+	uint32_t srcrb = mlx4dv_send_flags_to_srcrb(send_flags &
 		(uint32_t)(IBV_SEND_SIGNALED | IBV_SEND_SOLICITED));
 	__be32 fence = mlx4dv_cpu_to_be32((send_flags & IBV_SEND_FENCE) ?
 					  (uint32_t)MLX4_WQE_CTRL_FENCE : 0);

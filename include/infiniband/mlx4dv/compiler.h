@@ -12,6 +12,33 @@
 #endif
 
 /*
+ * The inline rule. A function the data path runs once per WQE, receive or
+ * CQE, straight-line code of a few stores or loads, is
+ * MLX4DV_ALWAYS_INLINE: its cost is the table of docs/performance.md and
+ * must not depend on the caller's optimization level. A function that
+ * loops over a caller's list or the ring (ibv_send_wr/ibv_recv_wr lists,
+ * the BlueFlame copy, stamping of several WQEBBs, a free-list walk),
+ * converts a whole ibv_wc, or runs at setup (template, ownership, UD
+ * destination) is "static inline": the compiler weighs it at each call.
+ */
+
+/*
+ * Deprecated names. A name 0.3 replaced (docs/migration-0.3.md) is kept
+ * for one version with its old meaning, calling its replacement. It warns
+ * only when the program asks, by defining MLX4DV_WARN_DEPRECATED before
+ * including the header: then each use is a -Wdeprecated-declarations
+ * warning that names the replacement (an error under
+ * -Werror=deprecated-declarations). Without it a 0.2 program builds as it
+ * did, with -Werror too.
+ */
+#if defined(MLX4DV_WARN_DEPRECATED) && defined(__GNUC__)
+#define __MLX4DV_DEPRECATED(replacement) \
+	__attribute__((__deprecated__("deprecated in mlx4dv 0.3: use " replacement)))
+#else
+#define __MLX4DV_DEPRECATED(replacement)
+#endif
+
+/*
  * Preconditions of the segment builders and the free-list functions that
  * are too costly to test on every call (a walk of a list, a test in a
  * builder that returns nothing) are stated in their comments and checked
@@ -19,6 +46,12 @@
  * defined: assert() then aborts on a violation. A program may define
  * MLX4DV_ASSERT itself before including the header (a test framework's
  * assertion, a log). Without MLX4DV_DEBUG the checks compile to nothing.
+ *
+ * __MLX4DV_CHECK(cond, func, rule) is the same check with a message: with
+ * MLX4DV_DEBUG a violation prints "mlx4dv: FUNC: RULE" to stderr before
+ * MLX4DV_ASSERT(0) fires, so that the abort names the function and the
+ * rule broken; without MLX4DV_DEBUG it is nothing, and cond is not
+ * evaluated.
  */
 #ifndef MLX4DV_ASSERT
 #ifdef MLX4DV_DEBUG
@@ -27,6 +60,14 @@
 #else
 #define MLX4DV_ASSERT(cond)	((void)0)
 #endif
+#endif
+
+#ifdef MLX4DV_DEBUG
+#define __MLX4DV_CHECK(cond, func, rule) \
+	((cond) ? (void)0 : \
+	 ((void)fprintf(stderr, "mlx4dv: %s: %s\n", func, rule), MLX4DV_ASSERT(0)))
+#else
+#define __MLX4DV_CHECK(cond, func, rule)	((void)0)
 #endif
 
 /*

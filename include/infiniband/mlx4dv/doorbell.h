@@ -91,7 +91,7 @@ mlx4dv_sq_stamp_wqe(const struct mlx4dv_sq_ring *sq, uint32_t count)
 }
 
 /*
- * mlx4dv_sq_init_ownership - prepare a hand-built ring for its first lap,
+ * mlx4dv_sq_reset_ownership - prepare a hand-built ring for its first lap,
  * as libmlx4 does at QP creation and RESET->INIT
  * (mlx4_qp_init_sq_ownership): every WQEBB gets a control word that is the
  * software's for the lap the producer count is in (owner bit opposite to
@@ -100,7 +100,7 @@ mlx4dv_sq_stamp_wqe(const struct mlx4dv_sq_ring *sq, uint32_t count)
  * mlx4dv_sq_ring_init() were prepared by libmlx4 already.
  */
 static inline void
-mlx4dv_sq_init_ownership(struct mlx4dv_sq_ring *sq)
+mlx4dv_sq_reset_ownership(struct mlx4dv_sq_ring *sq)
 {
 	uint32_t i;
 
@@ -116,6 +116,17 @@ mlx4dv_sq_init_ownership(struct mlx4dv_sq_ring *sq)
 	}
 	sq->ring_stamped = 1;
 	sq->single_wqebb = 1;
+}
+
+/*
+ * mlx4dv_sq_init_ownership - the 0.2 name of mlx4dv_sq_reset_ownership()
+ * (deprecated in 0.3, docs/migration-0.3.md): the same arguments and
+ * results.
+ */
+static inline __MLX4DV_DEPRECATED("mlx4dv_sq_reset_ownership()") void
+mlx4dv_sq_init_ownership(struct mlx4dv_sq_ring *sq)
+{
+	mlx4dv_sq_reset_ownership(sq);
 }
 
 /* Stamp the n WQEBBs from producer count `count` on, each over the ds
@@ -265,8 +276,16 @@ mlx4dv_sq_bf_eligible(const struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
 	       sq->head - wqe_count == mlx4dv_sq_ds_to_wqebbs(sq, ds);
 }
 
+/* How mlx4dv_sq_ring_one() handed a WQE to the device. */
+enum mlx4dv_sq_handover {
+	/* the doorbell register was rung */
+	MLX4DV_SQ_HANDOVER_DOORBELL	= 0,
+	/* the WQE was copied to the BlueFlame register */
+	MLX4DV_SQ_HANDOVER_BLUEFLAME	= 1,
+};
+
 /*
- * mlx4dv_sq_ring_bf - hand over the single WQE posted at producer count
+ * mlx4dv_sq_ring_one - hand over the single WQE posted at producer count
  * wqe_count (sq->head before the post) by BlueFlame when
  * mlx4dv_sq_bf_eligible(), else ring the doorbell.
  *
@@ -277,11 +296,12 @@ mlx4dv_sq_bf_eligible(const struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
  * the burst out; bf_offset toggles between the two buffers
  * (bf_offset ^= bf_buf_size). The WQE must not use VLAN insertion (bytes
  * 4..6 are the QPN then). Not thread-safe: one thread per register.
- * Returns 1 when BlueFlame was used, 0 when the doorbell was rung.
+ * Cannot fail: returns how it rang, MLX4DV_SQ_HANDOVER_BLUEFLAME or
+ * MLX4DV_SQ_HANDOVER_DOORBELL (its own type, not an errno).
  * (libmlx4 qp.c mlx4_post_send; kernel mlx4_en en_tx.c.)
  */
-static inline int
-mlx4dv_sq_ring_bf(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
+static inline enum mlx4dv_sq_handover
+mlx4dv_sq_ring_one(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
 {
 	uint8_t *wqe = mlx4dv_sq_wqebb(sq, wqe_count);
 	struct mlx4_wqe_ctrl_seg *ctrl = (struct mlx4_wqe_ctrl_seg *)wqe;
@@ -290,7 +310,7 @@ mlx4dv_sq_ring_bf(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
 
 	if (!mlx4dv_sq_bf_eligible(sq, wqe_count)) {
 		mlx4dv_sq_ring_doorbell(sq);
-		return 0;
+		return MLX4DV_SQ_HANDOVER_DOORBELL;
 	}
 	bytes = (mlx4dv_wqe_ds(ctrl) << 4);
 	ctrl->owner_opcode |= mlx4dv_cpu_to_be32((wqe_count & 0xffff) << 8);
@@ -308,7 +328,19 @@ mlx4dv_sq_ring_bf(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
 	}
 	mlx4dv_wc_flush();
 	sq->bf_offset ^= sq->bf_buf_size;
-	return 1;
+	return MLX4DV_SQ_HANDOVER_BLUEFLAME;
+}
+
+/*
+ * mlx4dv_sq_ring_bf - the 0.2 form of mlx4dv_sq_ring_one() (deprecated
+ * in 0.3, docs/migration-0.3.md): returns 1 when BlueFlame was used, 0
+ * when the doorbell was rung, where every other int function returns 0
+ * or an errno.
+ */
+static inline __MLX4DV_DEPRECATED("mlx4dv_sq_ring_one()") int
+mlx4dv_sq_ring_bf(struct mlx4dv_sq_ring *sq, uint32_t wqe_count)
+{
+	return mlx4dv_sq_ring_one(sq, wqe_count) == MLX4DV_SQ_HANDOVER_BLUEFLAME;
 }
 
 #ifdef __cplusplus

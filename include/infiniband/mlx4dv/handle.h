@@ -36,7 +36,7 @@ extern "C" {
 
 /* Flags of struct mlx4dv_sq_ring.flags. */
 enum mlx4dv_sq_ring_flags {
-	/* bf_reg is mapped: mlx4dv_sq_ring_bf() may be used. */
+	/* bf_reg is mapped: mlx4dv_sq_ring_one() may be used. */
 	MLX4DV_SQ_RING_BLUEFLAME	= 1 << 0,
 	/* BlueFlame was requested but is unavailable (no register, or the
 	 * mapping failed); plain doorbells are used. */
@@ -64,7 +64,7 @@ enum mlx4dv_sq_fast_path {
 	MLX4DV_SQ_FAST_CONNECTED	= 1 << 0,
 	/* wrid is not NULL: the one-call writes of a connected QP record
 	 * wr_id without testing the table pointer. Clear it (call
-	 * mlx4dv_sq_fast_path_init()) before setting wrid to NULL. */
+	 * mlx4dv_sq_fast_path_update()) before setting wrid to NULL. */
 	MLX4DV_SQ_FAST_WRID		= 1 << 1,
 };
 
@@ -88,7 +88,7 @@ enum mlx4dv_sq_fast_path {
  *               at most what a 63-ds WQE holds.
  * qpn:          QP number, host order.
  * doorbell_qpn: qpn << 8, big-endian: the value for the send doorbell
- *               (mlx4dv_cq_poll_send() also matches CQE QPNs against it).
+ *               (mlx4dv_cq_poll_sq() also matches CQE QPNs against it).
  * doorbell:     UAR + MLX4_SEND_DOORBELL (device memory).
  * bf_reg:       BlueFlame register base, or NULL.
  * bf_buf_size:  bytes of one BlueFlame buffer (half of bf_reg_size).
@@ -105,19 +105,19 @@ enum mlx4dv_sq_fast_path {
  *               stamping step (see doorbell.h, "Stamping"). Set by
  *               mlx4dv_sq_ring_init() (libmlx4 stamps the whole ring at
  *               RESET->INIT, qp.c mlx4_qp_init_sq_ownership) and by
- *               mlx4dv_sq_init_ownership(); cleared by the first post of a
+ *               mlx4dv_sq_reset_ownership(); cleared by the first post of a
  *               longer WQE. 0 (stamp on every post) is always safe.
  * fast_path:    enum mlx4dv_sq_fast_path: checks made once for the ring
  *               that the posts then skip; 0 is always safe (every check
  *               made on every post). Set by mlx4dv_sq_ring_init(); call
- *               mlx4dv_sq_fast_path_init() after building or changing
+ *               mlx4dv_sq_fast_path_update() after building or changing
  *               qp_type, max_gather, spare_wqes or wrid by hand.
  * single_wqebb: 1 while every WQE posted since the ring was initialised
- *               took one WQEBB: mlx4dv_sq_complete() then moves tail one
+ *               took one WQEBB: the send completions then move tail one
  *               WQEBB past the completed WQE without reading its ds back
  *               from the ring (as libmlx4, whose WQEs always take one
  *               WQEBB, does in cq.c). Set by mlx4dv_sq_ring_init() and
- *               mlx4dv_sq_init_ownership(); cleared for good by the first
+ *               mlx4dv_sq_reset_ownership(); cleared for good by the first
  *               post of a WQE of several WQEBBs. 0 (read every size from
  *               the ring) is always safe; a program that finishes WQEs of
  *               several WQEBBs without mlx4dv_sq_wqe_finish() clears it.

@@ -133,7 +133,7 @@ enum mlx4dv_ring_init_flags {
  * is not exported by libmlx4: the kernel reports it in the GET_CONTEXT
  * response (bf_reg_size, 512 bytes on ConnectX-3, hence bf_buf_size 256)
  * and regs_per_page defaults to 8 (the value the mlx4_core driver falls
- * back to); both can be overridden with mlx4dv_set_blueflame_layout() or
+ * back to); both can be overridden with mlx4dv_context_set_bf_layout() or
  * the environment variables MLX4DV_BF_REG_SIZE and MLX4DV_BF_REGS_PER_PAGE
  * (MLX4DV_BF_REG_SIZE=0 turns BlueFlame off). On success bf_reg,
  * bf_buf_size are set and flags has MLX4DV_SQ_RING_BLUEFLAME. When the
@@ -323,7 +323,7 @@ void
 mlx4dv_qp_rings_release(struct mlx4dv_qp_rings *rings);
 
 /*
- * mlx4dv_set_blueflame_layout - tell the unit the BlueFlame geometry of a
+ * mlx4dv_context_set_bf_layout - tell the unit the BlueFlame geometry of a
  * context when the defaults (see mlx4dv_sq_ring_init()) are wrong.
  *
  * bf_reg_size:     bytes of one register, a power of two 64..page size / 2,
@@ -340,14 +340,25 @@ mlx4dv_qp_rings_release(struct mlx4dv_qp_rings *rings);
  * (the context's BlueFlame page is in use with another layout).
  */
 int
+mlx4dv_context_set_bf_layout(struct ibv_context *context, uint32_t bf_reg_size,
+			    uint32_t bf_regs_per_page);
+
+/*
+ * mlx4dv_set_blueflame_layout - the 0.2 name of mlx4dv_context_set_bf_layout()
+ * (deprecated in 0.3, docs/migration-0.3.md): the same arguments and
+ * results.
+ */
+__MLX4DV_DEPRECATED("mlx4dv_context_set_bf_layout()")
+int
 mlx4dv_set_blueflame_layout(struct ibv_context *context, uint32_t bf_reg_size,
 			    uint32_t bf_regs_per_page);
+
 
 /*
  * mlx4dv_ud_av_from_ah - the UD destination of an address handle, as
  * libmlx4 built it in ibv_create_ah(): the 32-byte address vector (PD
  * number and port in port_pd, LID, SL, rate, GRH), and on Ethernet ports
- * the resolved MAC and VLAN (0 on InfiniBand, as mlx4dv_ud_av_init()
+ * the resolved MAC and VLAN (0 on InfiniBand, as mlx4dv_ud_av_from_attr()
  * leaves them). Pass it to the UD writes of write.h; the PD
  * number is mlx4dv_ud_av_pdn(out).
  *
@@ -370,8 +381,8 @@ int
 mlx4dv_ud_av_from_ah(struct mlx4dv_ud_av *out, struct ibv_ah *ah);
 
 /*
- * mlx4dv_pd_number - the PD number of pd (host order, 24 bits), the value
- * the UD address vector's port_pd carries (mlx4dv_ud_av_init()). Read
+ * mlx4dv_pd_query_pdn - the PD number of pd (host order, 24 bits), the value
+ * the UD address vector's port_pd carries (mlx4dv_ud_av_from_attr()). Read
  * from libmlx4's own output: an address handle to a fixed destination on
  * port 1 (a LID on InfiniBand, the multicast GID ff0e::1 where a GRH is
  * required) is created, converted with mlx4dv_ud_av_from_ah() and
@@ -381,7 +392,17 @@ mlx4dv_ud_av_from_ah(struct mlx4dv_ud_av *out, struct ibv_ah *ah);
  * ibv_create_ah() or mlx4dv_ud_av_from_ah(). *pdn is unchanged on error.
  */
 int
+mlx4dv_pd_query_pdn(struct ibv_pd *pd, uint32_t *pdn);
+
+/*
+ * mlx4dv_pd_number - the 0.2 name of mlx4dv_pd_query_pdn()
+ * (deprecated in 0.3, docs/migration-0.3.md): the same arguments and
+ * results.
+ */
+__MLX4DV_DEPRECATED("mlx4dv_pd_query_pdn()")
+int
 mlx4dv_pd_number(struct ibv_pd *pd, uint32_t *pdn);
+
 
 #ifdef __cplusplus
 }

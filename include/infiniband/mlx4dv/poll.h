@@ -22,9 +22,11 @@ extern "C" {
 
 /*
  * mlx4dv_sq_complete_cqe - account for a send CQE (good or error/flush) of
- * this SQ: checks that the CQE is a send completion of qpn, then applies
- * mlx4dv_sq_complete() (send.h) to its wqe_index, the 16-bit WQE counter
- * (first WQEBB) of the last WQE it completes. WQEs posted before it
+ * this SQ: checks that the CQE is a send completion of qpn, then moves
+ * tail to its wqe_index, the 16-bit WQE counter (first WQEBB) of the last
+ * WQE it completes (a 16-bit difference from tail, so right across the
+ * wrap of wqe_index while fewer than 65536 WQEBBs are outstanding; libmlx4
+ * cq.c mlx4_parse_cqe: wq->tail += (uint16_t)(wqe_index - wq->tail)). WQEs posted before it
  * without a completion request complete with it; tail passes the named
  * WQE by its size in WQEBBs, read from its ds in the ring (so sq->buf and
  * wqe_shift must describe the ring). *wr_id (when not NULL) gets the
@@ -42,7 +44,8 @@ mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe,
 
 	if (!mlx4dv_cqe_is_send(cqe) || mlx4dv_cqe_qpn(cqe) != sq->qpn)
 		return EINVAL;
-	if (!mlx4dv_sq_complete(sq, mlx4dv_cqe_wqe_index(cqe), &id))
+	if (!__mlx4dv_sq_complete_sized(sq, mlx4dv_cqe_wqe_index(cqe), &id,
+					sq->single_wqebb & 1))
 		return ERANGE;
 	if (wr_id)
 		*wr_id = id;
@@ -72,15 +75,21 @@ __mlx4dv_cqe_is_of_doorbell_qpn(const struct mlx4_cqe *cqe,
 }
 
 /*
- * mlx4dv_cq_poll_send - take the next completion of a CQ that carries
+ * mlx4dv_cq_poll_sq - take the next completion of a CQ that carries
  * the send completions of one SQ: the lean form of mlx4dv_cq_next() +
  * mlx4dv_cqe_is_error() + mlx4dv_sq_complete_cqe() for the common case.
  *
  * wr_id:   out, may be NULL: the wr_id recorded for the completed WQE
- *          (0 when sq->wrid is NULL). Written only when 0 is returned.
+ *          (0 when sq->wrid is NULL).
+ * cqe:     out, may be NULL: the CQE taken, for the fields this call does
+ *          not decode (mlx4dv_cqe_wqe_index(), mlx4dv_cqe_timestamp(),
+ *          ...); valid until the next mlx4dv_cq_update_ci(). The same
+ *          outputs, in the same order, as mlx4dv_cq_poll_rq() without its
+ *          byte count.
+ * The outputs are written only when 0 is returned.
  * Returns 0 when a good send CQE of sq->qpn was taken: cq->cons_index
  * advanced by one and sq->tail moved past the WQE it names (as
- * mlx4dv_sq_complete()). The consumer-index record is NOT written: call
+ * mlx4dv_sq_complete_cqe()). The consumer-index record is NOT written: call
  * mlx4dv_cq_update_ci() after one or more takes (before the CQ can fill).
  * Returns EAGAIN when software does not own the next CQE (CQ empty).
  * Returns another errno and consumes nothing, changes nothing, when the
@@ -93,7 +102,7 @@ __mlx4dv_cqe_is_of_doorbell_qpn(const struct mlx4_cqe *cqe,
  *           mlx4dv_sq_ring_init() sets it), or opcode 0x1f (no CQE
  *           opcode).
  *  ERANGE   its wqe_index names no outstanding WQE (a stale or foreign
- *           CQE; see mlx4dv_sq_complete()).
+ *           CQE; see mlx4dv_sq_complete_cqe()).
  * Ordering: the owner test comes first, then mlx4dv_barrier_from_device(),
  * then the other CQE fields are read. The opcode and send bits share the
  * owner's byte and are taken from the same one-byte load (a byte is
@@ -101,8 +110,8 @@ __mlx4dv_cqe_is_of_doorbell_qpn(const struct mlx4_cqe *cqe,
  * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe; PRM CQE owner_sr_opcode.)
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
-		    uint64_t *wr_id)
+mlx4dv_cq_poll_sq(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
+		  uint64_t *wr_id, const struct mlx4_cqe **cqe_out)
 {
 	uint32_t ci = cq->cons_index;
 	size_t size = cq->cqe_size;
@@ -133,7 +142,7 @@ mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 		       EIO : EINVAL;
 	if (!__mlx4dv_cqe_is_of_doorbell_qpn(cqe, sq))
 		return EINVAL;
-	/* mlx4dv_sq_complete() with its one-WQEBB branch written out. start
+	/* __mlx4dv_sq_complete_sized() with its one-WQEBB branch written out. start
 	 * is the named WQEBB, tail + 0..65535. It is outstanding when
 	 * start - head is negative as a signed 32-bit number: the same test
 	 * as start - tail < head - tail, because head - tail <= wqe_cnt
@@ -156,7 +165,21 @@ mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	cq->cons_index = ci + 1;
 	if (wr_id)
 		*wr_id = id;
+	if (cqe_out)
+		*cqe_out = cqe;
 	return 0;
+}
+
+/*
+ * mlx4dv_cq_poll_send - the 0.2 form of mlx4dv_cq_poll_sq(), without the
+ * CQE output (deprecated in 0.3, docs/migration-0.3.md): the same
+ * results.
+ */
+static MLX4DV_ALWAYS_INLINE __MLX4DV_DEPRECATED("mlx4dv_cq_poll_sq()") int
+mlx4dv_cq_poll_send(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
+		    uint64_t *wr_id)
+{
+	return mlx4dv_cq_poll_sq(cq, sq, wr_id, NULL);
 }
 
 /*
@@ -188,7 +211,7 @@ __mlx4dv_cq_poll_head(const struct mlx4dv_cq_ring *cq, int32_t *last_out)
  * 0 when the last byte of a CQE (as __mlx4dv_cq_poll_head() gives it) is a
  * good receive completion: the send bit clear and a receive opcode
  * (RDMA_WRITE_IMM, SEND, SEND_IMM, SEND_INVAL: 0..3), one compare;
- * else the errno of the mlx4dv_cq_poll_recv*() takes.
+ * else the errno of the mlx4dv_cq_poll_rq*() takes.
  */
 static MLX4DV_ALWAYS_INLINE int
 __mlx4dv_cq_recv_kind(int32_t last)
@@ -201,9 +224,9 @@ __mlx4dv_cq_recv_kind(int32_t last)
 }
 
 /*
- * mlx4dv_cq_poll_recv - take the next completion of a CQ that carries the
+ * mlx4dv_cq_poll_rq - take the next completion of a CQ that carries the
  * receive completions of one RQ (the RQ of a QP, or a receive WQ of an
- * RSS QP): the receive twin of mlx4dv_cq_poll_send(), the lean form of
+ * RSS QP): the receive twin of mlx4dv_cq_poll_sq(), the lean form of
  * mlx4dv_cq_next() + mlx4dv_cqe_is_error() + mlx4dv_rq_complete() +
  * mlx4dv_cqe_byte_len() for the common case.
  *
@@ -228,12 +251,12 @@ __mlx4dv_cq_recv_kind(int32_t last)
  *           (or mlx4dv_sq_complete_cqe() for a send's);
  *  EINVAL   a send CQE, a CQE of another QPN, an opcode no receive has;
  *  ERANGE   no WQE of the RQ is outstanding (head == tail).
- * Ordering as mlx4dv_cq_poll_send(): owner test, then
+ * Ordering as mlx4dv_cq_poll_sq(): owner test, then
  * mlx4dv_barrier_from_device(), then the other fields.
  * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe.)
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
+mlx4dv_cq_poll_rq(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
 		    uint64_t *wr_id, uint32_t *byte_len,
 		    const struct mlx4_cqe **cqe_out)
 {
@@ -264,7 +287,20 @@ mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
 }
 
 /*
- * mlx4dv_cq_poll_srq_recv - mlx4dv_cq_poll_recv() for a CQ whose receive
+ * mlx4dv_cq_poll_recv - the 0.2 name of mlx4dv_cq_poll_rq()
+ * (deprecated in 0.3, docs/migration-0.3.md): the same arguments and
+ * results.
+ */
+static MLX4DV_ALWAYS_INLINE __MLX4DV_DEPRECATED("mlx4dv_cq_poll_rq()") int
+mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
+		    uint64_t *wr_id, uint32_t *byte_len,
+		    const struct mlx4_cqe **cqe_out)
+{
+	return mlx4dv_cq_poll_rq(cq, rq, wr_id, byte_len, cqe_out);
+}
+
+/*
+ * mlx4dv_cq_poll_srq - mlx4dv_cq_poll_rq() for a CQ whose receive
  * completions come from QPs that receive from one SRQ (XRC SRQs
  * included): the CQE's wqe_index names the SRQ WQE, whose wr_id is
  * returned and which goes back to the free list (mlx4dv_srq_free_wqe()).
@@ -272,10 +308,10 @@ mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
  * only receives of QPs on this SRQ (and sends, which are refused).
  * Returns 0, EAGAIN, or EIO / EINVAL (a send CQE, an opcode no receive
  * has, a wqe_index that is the SRQ's tail) / ERANGE (wqe_index >=
- * wqe_cnt) with nothing consumed, as mlx4dv_cq_poll_recv(). Same outputs.
+ * wqe_cnt) with nothing consumed, as mlx4dv_cq_poll_rq(). Same outputs.
  */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_srq_ring *srq,
+mlx4dv_cq_poll_srq(struct mlx4dv_cq_ring *cq, struct mlx4dv_srq_ring *srq,
 			uint64_t *wr_id, uint32_t *byte_len,
 			const struct mlx4_cqe **cqe_out)
 {
@@ -301,6 +337,19 @@ mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_srq_ring *srq,
 		*cqe_out = cqe;
 	cq->cons_index++;
 	return 0;
+}
+
+/*
+ * mlx4dv_cq_poll_srq_recv - the 0.2 name of mlx4dv_cq_poll_srq()
+ * (deprecated in 0.3, docs/migration-0.3.md): the same arguments and
+ * results.
+ */
+static MLX4DV_ALWAYS_INLINE __MLX4DV_DEPRECATED("mlx4dv_cq_poll_srq()") int
+mlx4dv_cq_poll_srq_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_srq_ring *srq,
+			uint64_t *wr_id, uint32_t *byte_len,
+			const struct mlx4_cqe **cqe_out)
+{
+	return mlx4dv_cq_poll_srq(cq, srq, wr_id, byte_len, cqe_out);
 }
 
 /*

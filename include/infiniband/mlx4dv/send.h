@@ -34,7 +34,7 @@ extern "C" {
  *     then a few stores per WQE (mlx4dv_sq_batch_*).
  * A one-call post never rings the doorbell: post a batch, then ring once
  * with mlx4dv_sq_ring_doorbell(), or post one WQE and hand it over with
- * mlx4dv_sq_ring_bf(). See docs/send-path.md.
+ * mlx4dv_sq_ring_one(). See docs/send-path.md.
  *
  * A WQE is ds 16-byte units long (ds <= 63) and occupies
  * ceil(ds * 16 / stride) consecutive WQEBBs; it may wrap past the ring
@@ -236,7 +236,12 @@ __mlx4dv_sq_complete_sized(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 			 uint64_t *wr_id, int single_wqebb);
 
 /*
- * mlx4dv_sq_complete - account a send completion.
+ * mlx4dv_sq_complete - account a send completion by its host-order WQE
+ * index (deprecated in 0.3, docs/migration-0.3.md: every completion call
+ * takes the CQE; use mlx4dv_sq_complete_cqe(), which also checks that the
+ * CQE is a send of this SQ and returns 0 or an errno). Passing the raw
+ * big-endian cqe->wqe_index here frees nothing, silently; the CQE form
+ * cannot be called that way.
  *
  * wqe_index: host order (mlx4dv_be16_to_cpu(cqe->wqe_index)) of a send CQE
  *            or an error CQE of this SQ: the low 16 bits of the producer
@@ -256,7 +261,7 @@ __mlx4dv_sq_complete_sized(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
  * Returns the WQEBBs freed (>= 1), or 0 and changes nothing when
  * wqe_index does not name an outstanding WQEBB (a stale or foreign CQE).
  */
-static MLX4DV_ALWAYS_INLINE uint32_t
+static MLX4DV_ALWAYS_INLINE __MLX4DV_DEPRECATED("mlx4dv_sq_complete_cqe()") uint32_t
 mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 		   uint64_t *wr_id)
 {
@@ -264,7 +269,9 @@ mlx4dv_sq_complete(struct mlx4dv_sq_ring *sq, uint16_t wqe_index,
 					sq->single_wqebb & 1);
 }
 
-/* The body of mlx4dv_sq_complete(); single_wqebb as sq->single_wqebb & 1
+/* The body of the send completions (mlx4dv_sq_complete_cqe(), the polls,
+ * the deprecated mlx4dv_sq_complete()): tail moves as described there;
+ * single_wqebb as sq->single_wqebb & 1
  * was read (a caller that has tested it already passes the result, so
  * that the field is not read again). */
 static MLX4DV_ALWAYS_INLINE uint32_t

@@ -206,7 +206,7 @@ mlx4dv_sq_write_send_wr(struct mlx4dv_sq_ring *sq, const struct ibv_send_wr *wr,
 						(ctrl + 1), &b);
 				}
 				mlx4dv_wqe_set_ctrl(ctrl, ds,
-					mlx4dv_send_srcrb_flags(flags) |
+					mlx4dv_send_flags_to_srcrb(flags) |
 					MLX4_WQE_CTRL_STRONG_ORDER, 0);
 				__mlx4dv_sq_wqe_finish(sq, ctrl,
 					wr->opcode == IBV_WR_LOCAL_INV ?

@@ -275,7 +275,7 @@ mlx4dv_wqe_set_local_inval_seg(struct mlx4_wqe_local_inval_seg *seg,
 /*
  * A prepared UD destination: the device image of the address vector plus
  * the Ethernet fields of the datagram segment, built once per destination
- * by mlx4dv_ud_av_init() (what libmlx4 keeps in its private struct
+ * by mlx4dv_ud_av_from_attr() (what libmlx4 keeps in its private struct
  * mlx4_ah). av is big-endian as stored; vlan is big-endian; mac network
  * order.
  */
@@ -293,13 +293,13 @@ struct mlx4dv_ud_av_eth {
 };
 
 /*
- * mlx4dv_ud_av_init - build a UD destination from an address handle
+ * mlx4dv_ud_av_from_attr - build a UD destination from an address handle
  * description, as libmlx4's mlx4_create_ah() does (rdma-core
  * providers/mlx4/verbs.c).
  *
  * pdn:  the PD number (host order, 24 bits) the kernel gave the PD (mlx4
  *       ALLOC_PD response, kernel-headers/rdma/mlx4-abi.h), which
- *       libmlx4dv's mlx4dv_pd_number() reads; stored in the low 24 bits
+ *       libmlx4dv's mlx4dv_pd_query_pdn() reads; stored in the low 24 bits
  *       of port_pd, attr->port_num in the high 8. For a destination that
  *       has an ibv_ah already, mlx4dv_ud_av_from_ah() gives the whole
  *       destination as libmlx4 built it.
@@ -321,7 +321,7 @@ struct mlx4dv_ud_av_eth {
  * GRH).
  */
 static inline int
-mlx4dv_ud_av_init(struct mlx4dv_ud_av *out, uint32_t pdn,
+mlx4dv_ud_av_from_attr(struct mlx4dv_ud_av *out, uint32_t pdn,
 		  const struct ibv_ah_attr *attr,
 		  const struct mlx4dv_ud_av_eth *eth)
 {
@@ -360,6 +360,19 @@ mlx4dv_ud_av_init(struct mlx4dv_ud_av *out, uint32_t pdn,
 	out->av.sl_tclass_flowlabel = mlx4dv_cpu_to_be32(sl_tc_fl);
 	out->vlan = mlx4dv_cpu_to_be16(vlan);
 	return 0;
+}
+
+/*
+ * mlx4dv_ud_av_init - the 0.2 name of mlx4dv_ud_av_from_attr()
+ * (deprecated in 0.3, docs/migration-0.3.md): the same arguments and
+ * results.
+ */
+static inline __MLX4DV_DEPRECATED("mlx4dv_ud_av_from_attr()") int
+mlx4dv_ud_av_init(struct mlx4dv_ud_av *out, uint32_t pdn,
+		  const struct ibv_ah_attr *attr,
+		  const struct mlx4dv_ud_av_eth *eth)
+{
+	return mlx4dv_ud_av_from_attr(out, pdn, attr, eth);
 }
 
 /* The PD number (host order, 24 bits) in a UD destination: the low 24

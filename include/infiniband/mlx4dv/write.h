@@ -28,7 +28,7 @@ __mlx4dv_sq_is_connected(const struct mlx4dv_sq_ring *sq)
 }
 
 /*
- * mlx4dv_sq_fast_path_init - derive sq->fast_path (enum
+ * mlx4dv_sq_fast_path_update - derive sq->fast_path (enum
  * mlx4dv_sq_fast_path) from qp_type, max_gather, spare_wqes and wrid.
  * Call it after filling a handle by hand or changing one of those fields
  * (wrid set to NULL above all: a stale MLX4DV_SQ_FAST_WRID would have the
@@ -37,7 +37,7 @@ __mlx4dv_sq_is_connected(const struct mlx4dv_sq_ring *sq)
  * makes every check on every post.
  */
 static inline void
-mlx4dv_sq_fast_path_init(struct mlx4dv_sq_ring *sq)
+mlx4dv_sq_fast_path_update(struct mlx4dv_sq_ring *sq)
 {
 	sq->fast_path = 0;
 	if (__mlx4dv_sq_is_connected(sq) && sq->max_gather >= 1 &&
@@ -45,6 +45,17 @@ mlx4dv_sq_fast_path_init(struct mlx4dv_sq_ring *sq)
 		sq->fast_path |= MLX4DV_SQ_FAST_CONNECTED;
 	if (sq->wrid)
 		sq->fast_path |= MLX4DV_SQ_FAST_WRID;
+}
+
+/*
+ * mlx4dv_sq_fast_path_init - the 0.2 name of mlx4dv_sq_fast_path_update()
+ * (deprecated in 0.3, docs/migration-0.3.md): the same arguments and
+ * results.
+ */
+static inline __MLX4DV_DEPRECATED("mlx4dv_sq_fast_path_update()") void
+mlx4dv_sq_fast_path_init(struct mlx4dv_sq_ring *sq)
+{
+	mlx4dv_sq_fast_path_update(sq);
 }
 
 /* ring_stamped (low half) and fast_path (high half) as one 8-byte word. */
@@ -79,14 +90,14 @@ __mlx4dv_sq_hot(const struct mlx4dv_sq_ring *sq)
 }
 
 /*
- * mlx4dv_send_srcrb_flags - srcrb_flags (host order, for
+ * mlx4dv_send_flags_to_srcrb - srcrb_flags (host order, for
  * mlx4dv_wqe_set_ctrl()) of send_flags: SIGNALED -> CQ_UPDATE, SOLICITED
  * -> SOLICIT, FENCE -> fence bit, MLX4DV_SEND_STRONG_ORDER,
  * MLX4DV_SEND_FORCE_LOOPBACK, and bits 8..31 (the XRC SRQN) unchanged.
  * IBV_SEND_IP_CSUM and tunnel bits are added by the posts that take them.
  */
 static MLX4DV_ALWAYS_INLINE uint32_t
-mlx4dv_send_srcrb_flags(uint32_t send_flags)
+mlx4dv_send_flags_to_srcrb(uint32_t send_flags)
 {
 	return ((send_flags & IBV_SEND_SIGNALED) ? MLX4_WQE_CTRL_CQ_UPDATE : 0) |
 	       ((send_flags & IBV_SEND_SOLICITED) ? MLX4_WQE_CTRL_SOLICIT : 0) |
@@ -96,6 +107,17 @@ mlx4dv_send_srcrb_flags(uint32_t send_flags)
 	       ((send_flags & MLX4DV_SEND_FORCE_LOOPBACK) ?
 		MLX4DV_WQE_CTRL_FORCE_LOOPBACK : 0) |
 	       (send_flags & 0xffffff00U);
+}
+
+/*
+ * mlx4dv_send_srcrb_flags - the 0.2 name of mlx4dv_send_flags_to_srcrb()
+ * (deprecated in 0.3, docs/migration-0.3.md): the same arguments and
+ * results.
+ */
+static MLX4DV_ALWAYS_INLINE __MLX4DV_DEPRECATED("mlx4dv_send_flags_to_srcrb()") uint32_t
+mlx4dv_send_srcrb_flags(uint32_t send_flags)
+{
+	return mlx4dv_send_flags_to_srcrb(send_flags);
 }
 
 /* What follows the fixed segments of a WQE: gather entries, or inline data
@@ -277,7 +299,7 @@ __mlx4dv_sq_write_connected_as(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 					     raddr, rkey_rsvd);
 	__mlx4dv_sq_geom_set_payload(&g, (uint8_t *)ctrl, fixed_ds, pl,
 				     wqebbs > 1);
-	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), imm);
+	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_flags_to_srcrb(send_flags), imm);
 	__mlx4dv_sq_geom_finish_stamped(sq, &g, ctrl, opcode, ds, wqebbs,
 					stamped);
 	return 0;
@@ -366,7 +388,7 @@ __mlx4dv_sq_write_connected_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
  * The one-call writes below build one WQE at sq->head and finish it
  * (owner word last, stamping, head advanced); like every "write" they do
  * not ring the doorbell: call mlx4dv_sq_ring_doorbell() after a batch, or
- * mlx4dv_sq_ring_bf(sq, head_before) for a single WQE.
+ * mlx4dv_sq_ring_one(sq, head_before) for a single WQE.
  *
  * Argument order (the header's rule): sq, wr_id, the remote side as
  * libibverbs' ibv_wr_*() orders it (rkey, raddr; or dest, remote_qpn,
@@ -377,8 +399,8 @@ __mlx4dv_sq_write_connected_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
  * Common arguments:
  *  wr_id:       recorded in sq->wrid for the WQE when the handle has a
  *               table (MLX4DV_RING_INIT_WRID); the send completion that
- *               covers it hands it back (mlx4dv_cq_poll_send(),
- *               mlx4dv_sq_complete()). Ignored without a table.
+ *               covers it hands it back (mlx4dv_cq_poll_sq(),
+ *               mlx4dv_sq_complete_cqe()). Ignored without a table.
  *  sg, num_sge: gather list (ibv_sge: addr, length in bytes, lkey; host
  *               order), 0..sq->max_gather entries of at most
  *               MLX4DV_DATA_SEG_MAX_LENGTH bytes each; a zero length is
@@ -401,7 +423,7 @@ __mlx4dv_sq_write_connected_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
  *          is needed (sg with num_sge > 0, inline or not; an inline entry's
  *          addr; data with len > 0), misaligned atomic address;
  *  ENOMEM  the ring has fewer free WQEBBs than the WQE needs (complete
- *          some with mlx4dv_sq_complete()).
+ *          some with mlx4dv_sq_complete_cqe()).
  * WQE layouts (PRM; libmlx4 qp.c mlx4_post_send): ctrl | raddr (writes,
  * reads, atomics) | atomic (atomics) | data or inline.
  */
@@ -592,7 +614,7 @@ __mlx4dv_sq_write_atomic(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 	aseg->compare = mlx4dv_cpu_to_be64(compare);
 	__mlx4dv_sq_geom_set_payload(&g, (uint8_t *)ctrl, fixed_ds, &pl,
 				     wqebbs > 1);
-	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_srcrb_flags(send_flags), 0);
+	mlx4dv_wqe_set_ctrl(ctrl, ds, mlx4dv_send_flags_to_srcrb(send_flags), 0);
 	__mlx4dv_sq_geom_finish(sq, &g, ctrl, opcode, ds, wqebbs);
 	return 0;
 }
@@ -643,7 +665,7 @@ __mlx4dv_sq_write_ud(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 	err = __mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
 	if (err)
 		return err;
-	srcrb = mlx4dv_send_srcrb_flags(send_flags);
+	srcrb = mlx4dv_send_flags_to_srcrb(send_flags);
 	if (send_flags & IBV_SEND_IP_CSUM)
 		srcrb |= MLX4_WQE_CTRL_IP_HDR_CSUM | MLX4_WQE_CTRL_TCP_UDP_CSUM;
 	g = __mlx4dv_sq_geom_load(sq);
@@ -659,7 +681,7 @@ __mlx4dv_sq_write_ud(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 }
 
 /*
- * UD SEND to dest (mlx4dv_ud_av_init()), remote_qpn, remote_qkey (host
+ * UD SEND to dest (mlx4dv_ud_av_from_attr()), remote_qpn, remote_qkey (host
  * order). IBV_SEND_IP_CSUM asks for IPoIB checksum offload (IP and
  * TCP/UDP; libmlx4 rejects it when the device lacks
  * IBV_DEVICE_UD_IP_CSUM, which this header cannot see: check
@@ -736,7 +758,7 @@ __mlx4dv_sq_write_eth(struct mlx4dv_sq_ring *sq,
 	err = __mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
 	if (err)
 		return err;
-	srcrb = mlx4dv_send_srcrb_flags(send_flags & 0xff) |
+	srcrb = mlx4dv_send_flags_to_srcrb(send_flags & 0xff) |
 		MLX4_WQE_CTRL_SOLICIT;
 	if (send_flags & MLX4DV_SEND_TUNNEL_CSUM) {
 		opcode |= MLX4DV_WQE_CTRL_INNER_IP_CSUM |
