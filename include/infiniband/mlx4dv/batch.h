@@ -92,10 +92,10 @@ struct mlx4dv_sq_wqe_template {
  */
 static inline int
 mlx4dv_sq_wqe_template_set(struct mlx4dv_sq_wqe_template *t,
-			    const struct mlx4dv_sq_ring *sq,
-			    enum ibv_wr_opcode opcode, uint32_t rkey,
-			    uint32_t lkey, uint32_t length, uint32_t send_flags,
-			    __be32 imm)
+			   const struct mlx4dv_sq_ring *sq,
+			   enum ibv_wr_opcode opcode, uint32_t rkey,
+			   uint32_t lkey, uint32_t length, uint32_t send_flags,
+			   __be32 imm)
 {
 	struct mlx4_wqe_ctrl_seg ctrl;
 	uint32_t op, ds = MLX4DV_WQE_CTRL_DS + MLX4DV_WQE_DATA_DS;

@@ -341,7 +341,7 @@ mlx4dv_qp_rings_release(struct mlx4dv_qp_rings *rings);
  */
 int
 mlx4dv_context_set_bf_layout(struct ibv_context *context, uint32_t bf_reg_size,
-			    uint32_t bf_regs_per_page);
+			     uint32_t bf_regs_per_page);
 
 /*
  * mlx4dv_set_blueflame_layout - the 0.2 name of mlx4dv_context_set_bf_layout()

@@ -257,8 +257,8 @@ __mlx4dv_cq_recv_kind(int32_t last)
  */
 static MLX4DV_ALWAYS_INLINE int
 mlx4dv_cq_poll_rq(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
-		    uint64_t *wr_id, uint32_t *byte_len,
-		    const struct mlx4_cqe **cqe_out)
+		  uint64_t *wr_id, uint32_t *byte_len,
+		  const struct mlx4_cqe **cqe_out)
 {
 	int32_t last = 0;
 	const struct mlx4_cqe *cqe = __mlx4dv_cq_poll_head(cq, &last);
@@ -312,8 +312,8 @@ mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
  */
 static MLX4DV_ALWAYS_INLINE int
 mlx4dv_cq_poll_srq(struct mlx4dv_cq_ring *cq, struct mlx4dv_srq_ring *srq,
-			uint64_t *wr_id, uint32_t *byte_len,
-			const struct mlx4_cqe **cqe_out)
+		   uint64_t *wr_id, uint32_t *byte_len,
+		   const struct mlx4_cqe **cqe_out)
 {
 	int32_t last = 0;
 	const struct mlx4_cqe *cqe = __mlx4dv_cq_poll_head(cq, &last);

@@ -322,8 +322,8 @@ struct mlx4dv_ud_av_eth {
  */
 static inline int
 mlx4dv_ud_av_from_attr(struct mlx4dv_ud_av *out, uint32_t pdn,
-		  const struct ibv_ah_attr *attr,
-		  const struct mlx4dv_ud_av_eth *eth)
+		       const struct ibv_ah_attr *attr,
+		       const struct mlx4dv_ud_av_eth *eth)
 {
 	uint32_t port_pd, sl_tc_fl;
 	uint16_t vlan = 0;
