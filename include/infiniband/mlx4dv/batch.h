@@ -212,6 +212,11 @@ mlx4dv_sq_batch_begin(struct mlx4dv_sq_ring *sq, struct mlx4dv_sq_batch *b,
 	uint32_t head = sq->head, slot = head & (sq->wqe_cnt - 1);
 	int err = 0;
 
+	__MLX4DV_CHECK(sq && b && t, "mlx4dv_sq_batch_begin",
+		       "sq, b and t must not be NULL");
+	__MLX4DV_CHECK(!(sq->flags & MLX4DV_SQ_RING_BATCH_OPEN),
+		       "mlx4dv_sq_batch_begin",
+		       "one batch at a time per ring: end the open one first");
 	if (t->qp_type != sq->qp_type || t->ds < 2 || t->ds > 3)
 		err = EINVAL;
 	else if (n > mlx4dv_sq_room(sq))
@@ -242,6 +247,10 @@ mlx4dv_sq_batch_begin(struct mlx4dv_sq_ring *sq, struct mlx4dv_sq_batch *b,
 	b->srcrb_imm = __mlx4dv_be32_pair(t->srcrb_flags, t->imm);
 	b->rkey_rsvd = __mlx4dv_be32_pair(t->rkey, 0);
 	b->count_lkey = __mlx4dv_be32_pair(t->byte_count, t->lkey);
+#ifdef MLX4DV_DEBUG
+	if (!err)
+		sq->flags |= MLX4DV_SQ_RING_BATCH_OPEN;
+#endif
 	return err;
 }
 
@@ -363,6 +372,14 @@ mlx4dv_sq_batch_end(struct mlx4dv_sq_ring *sq, const struct mlx4dv_sq_batch *b)
 	uint32_t posted = (uint32_t)((((size_t)(b->wqe - b->buf) - first) &
 				      (size - 1)) >> b->wqe_shift);
 
+	__MLX4DV_CHECK(b->buf == sq->buf, "mlx4dv_sq_batch_end",
+		       "b was begun on another ring");
+	__MLX4DV_CHECK(sq->head == b->start_head, "mlx4dv_sq_batch_end",
+		       "sq->head moved since mlx4dv_sq_batch_begin(): a WQE "
+		       "written in between was overwritten by the batch");
+#ifdef MLX4DV_DEBUG
+	sq->flags &= ~(uint32_t)MLX4DV_SQ_RING_BATCH_OPEN;
+#endif
 	sq->head = b->start_head + posted;
 	return posted;
 }

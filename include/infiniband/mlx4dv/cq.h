@@ -144,6 +144,8 @@ mlx4dv_cqe_sw_owned(const struct mlx4_cqe *cqe, uint32_t n, uint32_t cqe_cnt)
 static MLX4DV_ALWAYS_INLINE struct mlx4_cqe *
 mlx4dv_cq_peek(const struct mlx4dv_cq_ring *cq)
 {
+	__MLX4DV_CHECK(cq != NULL, "mlx4dv_cq_peek",
+		       "cq must not be NULL");
 	struct mlx4_cqe *cqe;
 	uint32_t ci = cq->cons_index;
 	size_t size = cq->cqe_size;
@@ -181,6 +183,8 @@ mlx4dv_cq_peek(const struct mlx4dv_cq_ring *cq)
 static MLX4DV_ALWAYS_INLINE struct mlx4_cqe *
 mlx4dv_cq_next(struct mlx4dv_cq_ring *cq)
 {
+	__MLX4DV_CHECK(cq != NULL, "mlx4dv_cq_next",
+		       "cq must not be NULL");
 	struct mlx4_cqe *cqe = mlx4dv_cq_peek(cq);
 
 	if (cqe)

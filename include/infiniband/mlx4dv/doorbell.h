@@ -166,6 +166,11 @@ __mlx4dv_sq_geom_finish_stamped(struct mlx4dv_sq_ring *sq,
 	__be32 owned = mlx4dv_cpu_to_be32(owner_opcode | MLX4DV_WQE_CTRL_OWNER);
 	__be32 not_owned = mlx4dv_cpu_to_be32(owner_opcode);
 
+	__MLX4DV_CHECK(!(sq->flags & MLX4DV_SQ_RING_BATCH_OPEN),
+		       "mlx4dv_sq_write_*/mlx4dv_sq_wqe_finish",
+		       "a WQE finished between mlx4dv_sq_batch_begin() and "
+		       "mlx4dv_sq_batch_end() on the same ring overwrites the "
+		       "batch's first WQE: end the batch first");
 	__MLX4DV_OPAQUE(owned);
 	mlx4dv_barrier_to_device();
 	ctrl->owner_opcode = (g->head & g->wqe_cnt) ? owned : not_owned;

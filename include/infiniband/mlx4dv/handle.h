@@ -41,6 +41,12 @@ enum mlx4dv_sq_ring_flags {
 	/* BlueFlame was requested but is unavailable (no register, or the
 	 * mapping failed); plain doorbells are used. */
 	MLX4DV_SQ_RING_BLUEFLAME_FALLBACK	= 1 << 1,
+	/* Set and read by programs built with MLX4DV_DEBUG only: a
+	 * template batch is open on the ring (mlx4dv_sq_batch_begin() to
+	 * mlx4dv_sq_batch_end()), so a one-call write, which would
+	 * overwrite the batch's first WQE, is an assertion. A release
+	 * build never sets it; copying a handle keeps it. */
+	MLX4DV_SQ_RING_BATCH_OPEN	= 1 << 2,
 };
 /*
  * Bits 8..31 of struct mlx4dv_sq_ring.flags: libmlx4dv's ticket for the

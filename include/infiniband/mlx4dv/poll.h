@@ -40,6 +40,8 @@ static MLX4DV_ALWAYS_INLINE int
 mlx4dv_sq_complete_cqe(struct mlx4dv_sq_ring *sq, const struct mlx4_cqe *cqe,
 		       uint64_t *wr_id)
 {
+	__MLX4DV_CHECK(sq && cqe, "mlx4dv_sq_complete_cqe",
+		       "sq and cqe must not be NULL");
 	uint64_t id = 0;
 
 	if (!mlx4dv_cqe_is_send(cqe) || mlx4dv_cqe_qpn(cqe) != sq->qpn)
@@ -113,6 +115,8 @@ static MLX4DV_ALWAYS_INLINE int
 mlx4dv_cq_poll_sq(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 		  uint64_t *wr_id, const struct mlx4_cqe **cqe_out)
 {
+	__MLX4DV_CHECK(cq && sq, "mlx4dv_cq_poll_sq",
+		       "cq and sq must not be NULL");
 	uint32_t ci = cq->cons_index;
 	size_t size = cq->cqe_size;
 	const uint8_t *slot = cq->buf + (size_t)(ci & (cq->cqe_cnt - 1)) * size;
@@ -260,6 +264,8 @@ mlx4dv_cq_poll_rq(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
 		  uint64_t *wr_id, uint32_t *byte_len,
 		  const struct mlx4_cqe **cqe_out)
 {
+	__MLX4DV_CHECK(cq && rq, "mlx4dv_cq_poll_rq",
+		       "cq and rq must not be NULL");
 	int32_t last = 0;
 	const struct mlx4_cqe *cqe = __mlx4dv_cq_poll_head(cq, &last);
 	uint32_t tail;
@@ -315,6 +321,8 @@ mlx4dv_cq_poll_srq(struct mlx4dv_cq_ring *cq, struct mlx4dv_srq_ring *srq,
 		   uint64_t *wr_id, uint32_t *byte_len,
 		   const struct mlx4_cqe **cqe_out)
 {
+	__MLX4DV_CHECK(cq && srq, "mlx4dv_cq_poll_srq",
+		       "cq and srq must not be NULL");
 	int32_t last = 0;
 	const struct mlx4_cqe *cqe = __mlx4dv_cq_poll_head(cq, &last);
 	uint32_t index;
@@ -434,6 +442,10 @@ mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq, const struct mlx4dv_poll_qp *qps,
 		  uint32_t nqps, uint32_t ne, struct ibv_wc *wc,
 		  uint32_t *polled)
 {
+	__MLX4DV_CHECK(cq && polled &&
+		       (qps || !nqps) && (wc || !ne), "mlx4dv_cq_poll_wc",
+		       "cq and polled (and qps and wc, for counts above 0) "
+		       "must not be NULL");
 	uint32_t n = 0;
 	int err = 0;
 

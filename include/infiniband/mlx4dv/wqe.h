@@ -526,6 +526,9 @@ __mlx4dv_sq_geom_set_data_segs(const struct __mlx4dv_sq_geom *g, uint8_t *first,
  * the SQ ring; entries past the ring end continue at its start. Written
  * last-to-first, so that the first word of every 64-byte chunk is the last
  * store to it. Returns the ds used (num_sge).
+ * Preconditions (asserted with MLX4DV_DEBUG): seg in the ring, 16-byte
+ * aligned; num_sge <= 62 and num_sge + 1 ds no larger than the ring (a
+ * WQE is at most 63 ds; more would write past the ring's end).
  */
 static MLX4DV_ALWAYS_INLINE uint32_t
 mlx4dv_sq_set_data_segs(const struct mlx4dv_sq_ring *sq, void *seg,
@@ -533,6 +536,17 @@ mlx4dv_sq_set_data_segs(const struct mlx4dv_sq_ring *sq, void *seg,
 {
 	struct __mlx4dv_sq_geom g = __mlx4dv_sq_geom_load(sq);
 
+	__MLX4DV_CHECK((uint8_t *)seg >= sq->buf &&
+		       (uint8_t *)seg < mlx4dv_sq_ring_end(sq) &&
+		       ((uintptr_t)seg & 15) == 0,
+		       "mlx4dv_sq_set_data_segs",
+		       "seg must be a 16-byte-aligned place in the SQ ring");
+	__MLX4DV_CHECK(num_sge <= 62 &&
+		       ((size_t)num_sge + 1) << 4 <=
+		       (size_t)sq->wqe_cnt << sq->wqe_shift,
+		       "mlx4dv_sq_set_data_segs",
+		       "num_sge entries and a control segment must fit in one "
+		       "WQE (ds <= 63) and in the ring");
 	__mlx4dv_sq_geom_set_data_segs(&g, (uint8_t *)seg, sg, num_sge, 1,
 				       MLX4DV_WQE_CHUNK / 16);
 	return num_sge;
