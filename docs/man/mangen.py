@@ -263,13 +263,39 @@ def one_line(page):
     m = re.match(r'^(?:[\w, ()]+?) - (.*)', text)
     if m and page['name'] in text.split(' - ')[0]:
         text = m.group(1)
+    # the whole first sentence, however long: a NAME line cut short
+    # ("...by BlueFlame when...") says less than the page's first line
     sent = re.split(r'(?<=[.:;])\s', text, maxsplit=1)[0].rstrip('.:;')
-    if len(sent) > 110:
-        sent = sent[:107].rsplit(' ', 1)[0] + '...'
     return sent or page['name']
 
 
-def render(page, version):
+SEE_ALSO_MAX = 8
+
+
+def see_also(page, documented, neighbours=()):
+    """The pages this page's text names (functions and macros that have a
+    page, in the order they first appear, at most SEE_ALSO_MAX), after
+    libmlx4dv(7); rdma-core's pages when named. A page that names fewer
+    than two gets its neighbours in the header (the pages before and
+    after it in the same part) too."""
+    text = '\n'.join((page['doc'] or '', page['notes'] or ''))
+    own = set(page['names'])
+    seen = []
+    for m in re.finditer(r'\b((?:mlx4dv|MLX4DV)_\w+)', text):
+        name = m.group(1)
+        if name in own or name in seen:
+            continue
+        if name in documented or name in RDMA_CORE_PAGES:
+            seen.append(name)
+        if len(seen) == SEE_ALSO_MAX:
+            break
+    if len(seen) < 2:
+        seen += [n for n in neighbours if n not in own and n not in seen]
+    refs = ['.BR libmlx4dv (7)'] + ['.BR %s (3)' % n for n in seen]
+    return [r + ',' for r in refs[:-1]] + [refs[-1]]
+
+
+def render(page, version, documented=frozenset(), neighbours=()):
     name = page['name']
     title = name.upper()
     lib = page['part'] == LIBRARY_PART and page['kind'] == 'func'
@@ -296,7 +322,7 @@ def render(page, version):
     out.append('.fi')
     if page['notes']:
         out += ['.SH NOTES', '.nf'] + roff_text(clean_comment(page['notes'])) + ['.fi']
-    out += ['.SH SEE ALSO', '.BR libmlx4dv (7),', '.BR mlx4dv_init_obj (3)']
+    out += ['.SH SEE ALSO'] + see_also(page, documented, neighbours)
     return '\n'.join(out) + '\n'
 
 
@@ -332,13 +358,18 @@ def main(argv):
     for f in os.listdir(outdir):
         if f.endswith('.3'):
             os.remove(os.path.join(outdir, f))
-    for p in pages:
+    documented = set(n for p in pages if p['doc'] for n in p['names'])
+    with_doc = [p for p in pages if p['doc']]
+    for i, p in enumerate(pages):
         if not p['doc']:
             print('mangen: %s has no doc comment, no page' % p['name'],
                   file=sys.stderr)
             continue
         with open(os.path.join(outdir, p['name'] + '.3'), 'w') as f:
-            f.write(render(p, version))
+            k = with_doc.index(p)
+            near = [q['name'] for q in with_doc[max(k - 1, 0):k + 2]
+                    if q is not p and q['part'] == p['part']]
+            f.write(render(p, version, documented, near))
         for other in p['names'][1:]:
             with open(os.path.join(outdir, other + '.3'), 'w') as f:
                 f.write('.so man3/%s.3\n' % p['name'])
