@@ -53,16 +53,22 @@
  *    "ring": tell the device that a queue has new WQEs (the send doorbell
  *    register, BlueFlame, or the RQ/SRQ doorbell record). "post": write
  *    and ring in one call, what ibv_post_recv() does. "complete": account
- *    one completion against a queue (its consumer count advances, the
- *    wr_id comes back). "poll": take CQEs off a CQ (its consumer index
- *    advances) and complete them. "init"/"release": acquire and give
- *    back a handle's resources; "free_wqe" gives one SRQ WQE back.
+ *    one completion (a CQE) against a queue (its consumer count
+ *    advances, the wr_id comes back). "poll": take CQEs off a CQ (its
+ *    consumer index advances) and complete them; the polls of an SQ, RQ
+ *    and SRQ have the same outputs. "init"/"release": acquire and give
+ *    back a handle's resources; "update", "reset", "from", "query" name
+ *    the rest; "free_wqe" gives one SRQ WQE back. Object before verb.
  *  - Errors: a function that can refuse returns int, 0 on success or a
  *    positive errno value (as ibv_post_send(), ibv_post_recv() and
  *    mlx4dv_init_obj()); it never sets errno, and when it refuses it has
  *    written nothing to the ring or the device. A poll that finds nothing
  *    to take returns EAGAIN. A function that cannot fail returns its value
- *    (a count, a pointer, a flag, a decoded field) or void.
+ *    (a count, a pointer, a flag, a decoded field, a value of its own
+ *    enum) or void: an int is never anything but 0 or an errno.
+ *  - A name never changes meaning. 0.2 names that 0.3 replaced are kept,
+ *    deprecated (MLX4DV_WARN_DEPRECATED, compiler.h;
+ *    docs/migration-0.3.md).
  *  - Counts (entries, WQEs, WQEBBs, completions) are uint32_t.
  *  - wr_id is the second argument, right after the queue or batch, of
  *    every function that writes a WQE; completions give it back through

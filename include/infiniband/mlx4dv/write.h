@@ -361,18 +361,14 @@ __mlx4dv_sq_write_connected_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 						   ra, rk, imm, send_flags,
 						   pl, 1, 1);
 	}
-	/* Without this barrier GCC keeps values of the branch above (the
-	 * hot word, the index mask) for the branches below, and a loop of
-	 * posts pays for them in registers: a spill and a copy per WQE.
-	 * Past it everything is read again from the handle. Code
-	 * generation only (docs/performance.md). */
+	/* The rare states read the handle afresh, so that the common one
+	 * keeps nothing for them (docs/performance.md, "Changes of
+	 * 2026-12-01, evening"). */
 	__MLX4DV_RARE_PATH();
 	__mlx4dv_sq_set_wr_id(sq, wr_id);
 	/* ring_stamped 1 and fast_path exactly MLX4DV_SQ_FAST_CONNECTED:
-	 * the common state of a ring without a table. Written out, without
-	 * a branch hint, rather than through __mlx4dv_sq_write_connected():
-	 * either form moves GCC's register choices in the loop around the
-	 * branch above (a spill per WQE again). */
+	 * the common state of a ring without a table, still the lean body
+	 * (written out here: see docs/performance.md). */
 	if (__mlx4dv_sq_hot_word(sq) ==
 	    __mlx4dv_u32_pair(1, MLX4DV_SQ_FAST_CONNECTED))
 		return __mlx4dv_sq_write_connected_as(sq, opcode, with_raddr,
