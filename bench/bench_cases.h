@@ -31,6 +31,7 @@ enum bench_case_id {
 	BENCH_CASE_POLL_MISS,		/* poll an empty CQ */
 	BENCH_CASE_POLL_BATCH,		/* poll 16 CQEs in one call */
 	BENCH_CASE_POLL_BATCH_WC,	/* the same, decoded into ibv_wc */
+	BENCH_CASE_POLL_BURST,		/* the same; direct: one burst poll */
 	BENCH_CASE_LOOP_WRITE,		/* post write, device runs, poll */
 	BENCH_CASE_LOOP_SEND_RECV,	/* post recv + send, device runs, poll both */
 	BENCH_NCASES

@@ -480,6 +480,7 @@ bench_round_fn *const bench_verbs_rounds[BENCH_NCASES] = {
 	[BENCH_CASE_POLL_MISS] = verbs_poll_miss,
 	[BENCH_CASE_POLL_BATCH] = verbs_poll_batch,
 	[BENCH_CASE_POLL_BATCH_WC] = verbs_poll_batch,
+	[BENCH_CASE_POLL_BURST] = verbs_poll_batch,
 	[BENCH_CASE_LOOP_WRITE] = verbs_loop_write,
 	[BENCH_CASE_LOOP_SEND_RECV] = verbs_loop_send_recv,
 };

@@ -50,6 +50,7 @@ const struct bench_case bench_cases[BENCH_NCASES] = {
 	[BENCH_CASE_POLL_MISS] = { "poll_miss", "poll an empty CQ", 1, false },
 	[BENCH_CASE_POLL_BATCH] = { "poll_batch16", "poll 16 CQEs per call", BENCH_POLL_BATCH, false },
 	[BENCH_CASE_POLL_BATCH_WC] = { "poll_batch16_wc", "poll 16 CQEs per call into ibv_wc", BENCH_POLL_BATCH, false },
+	[BENCH_CASE_POLL_BURST] = { "poll_burst16", "poll 16 CQEs per call (direct: mlx4dv_cq_poll_sq_burst)", BENCH_POLL_BATCH, false },
 	[BENCH_CASE_LOOP_WRITE] = { "loop_write", "post write, device runs, poll", 1, true, true },
 	[BENCH_CASE_LOOP_SEND_RECV] = { "loop_send_recv", "post recv+send, device runs, poll both", 1, true, true },
 };
