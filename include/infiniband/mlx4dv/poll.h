@@ -226,7 +226,6 @@ mlx4dv_cq_poll_sq_burst(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	uint32_t n = 0;
 	int err = 0;
 
-	MLX4DV_ASSERT(sq->doorbell_qpn == mlx4dv_cpu_to_be32(sq->qpn << 8));
 	if (__MLX4DV_UNLIKELY(!(sq->single_wqebb & 1))) {
 		__MLX4DV_RARE_PATH();
 		while (n < max && !(err = mlx4dv_cq_poll_sq(cq, sq,
@@ -257,6 +256,8 @@ mlx4dv_cq_poll_sq_burst(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 			break;
 		}
 		/* __mlx4dv_cqe_is_of_doorbell_qpn() on the word loaded once. */
+		MLX4DV_ASSERT(sq->doorbell_qpn ==
+			      mlx4dv_cpu_to_be32(sq->qpn << 8));
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		if (((uint32_t)cqe->vlan_my_qpn >> 8) != doorbell_qpn) {
 #else
