@@ -25,6 +25,7 @@ enum bench_case_id {
 	BENCH_CASE_BLUEFLAME,		/* the same; direct: BlueFlame */
 	BENCH_CASE_RECV,		/* one receive */
 	BENCH_CASE_RECV_BATCH,		/* 32 receives, one record update */
+	BENCH_CASE_RECV_BURST,		/* the same; direct: one burst write */
 	BENCH_CASE_POLL_HIT,		/* poll one CQE that is there */
 	BENCH_CASE_POLL_HIT_WC,		/* the same, decoded into an ibv_wc */
 	BENCH_CASE_POLL_RECV,		/* poll one receive CQE that is there */

@@ -474,6 +474,7 @@ bench_round_fn *const bench_verbs_rounds[BENCH_NCASES] = {
 	[BENCH_CASE_BLUEFLAME] = verbs_inline_send,
 	[BENCH_CASE_RECV] = verbs_recv,
 	[BENCH_CASE_RECV_BATCH] = verbs_recv_batch,
+	[BENCH_CASE_RECV_BURST] = verbs_recv_batch,
 	[BENCH_CASE_POLL_HIT] = verbs_poll_hit,
 	[BENCH_CASE_POLL_HIT_WC] = verbs_poll_hit,
 	[BENCH_CASE_POLL_RECV] = verbs_poll_recv,

@@ -44,6 +44,7 @@ const struct bench_case bench_cases[BENCH_NCASES] = {
 	[BENCH_CASE_BLUEFLAME] = { "blueflame_post", "32-byte inline send (direct: ring_one)", 1, false, true, true },
 	[BENCH_CASE_RECV] = { "recv_post", "one receive", 1, false },
 	[BENCH_CASE_RECV_BATCH] = { "recv_batch32_post", "32 receives, one record update", BENCH_RECV_BATCH, false },
+	[BENCH_CASE_RECV_BURST] = { "recv_burst32_post", "32 receives, one record update (direct: mlx4dv_rq_write_burst)", BENCH_RECV_BATCH, false },
 	[BENCH_CASE_POLL_HIT] = { "poll_hit", "poll one CQE (present)", 1, false },
 	[BENCH_CASE_POLL_HIT_WC] = { "poll_hit_wc", "poll one CQE into an ibv_wc", 1, false },
 	[BENCH_CASE_POLL_RECV] = { "poll_recv", "poll one receive CQE (present)", 1, false },

@@ -174,42 +174,21 @@ mlx4dv_cq_poll_sq(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	return 0;
 }
 
-/*
- * mlx4dv_cq_poll_sq_burst - take up to max send completions of one SQ in
- * one call (0.3 addition): mlx4dv_cq_poll_sq() repeated, with the CQ's
- * and the SQ's fields read once per call instead of once per CQE.
- *
- * max:     the most CQEs to take, 0 or more.
- * wr_ids:  out, may be NULL: array of max entries (host order, 8 bytes
- *          each); wr_ids[i] is the wr_id recorded for the WQE the i-th
- *          CQE taken names (0 when sq->wrid is NULL). Entries from
- *          *taken on are not written.
- * taken:   out, never NULL: how many CQEs were taken (0..max), always
- *          written.
- * Each CQE taken has the effect of a mlx4dv_cq_poll_sq() that returned
- * 0: cq->cons_index advanced by *taken, sq->tail past the last WQE
- * named. The consumer-index record is NOT written: call
- * mlx4dv_cq_update_ci() after the call when *taken > 0.
- * Returns 0 when max CQEs were taken. Otherwise the call stopped at the
- * next CQE and returns what mlx4dv_cq_poll_sq() returns for it, having
- * consumed nothing of it: EAGAIN (device-owned: the CQ is empty), EIO (an
- * error CQE), EINVAL (a receive CQE, a send CQE of another QPN, opcode
- * 0x1f) or ERANGE (a wqe_index naming no outstanding WQE). *taken CQEs
- * before it are taken in every case.
- * Ordering: per CQE as mlx4dv_cq_poll_sq(): owner test, then
- * mlx4dv_barrier_from_device(), then the other fields. The handles must
- * not change under the call (the one-thread rule of the handles), which
- * is what lets it keep their fields in registers across the barriers.
- * An SQ whose WQEs may span several WQEBBs (sq->single_wqebb clear) is
- * polled by mlx4dv_cq_poll_sq() one CQE at a time, with the same results.
- * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe; PRM CQE owner_sr_opcode.)
- */
+/* How __mlx4dv_cq_poll_sq_burst_run() fills wr_ids: a constant at each
+ * call, so that the loop carries no per-CQE test of it. */
+enum __mlx4dv_burst_ids {
+	__MLX4DV_BURST_IDS_NONE,	/* wr_ids NULL */
+	__MLX4DV_BURST_IDS_ZERO,	/* no wrid table: zeros */
+	__MLX4DV_BURST_IDS_TABLE,	/* from sq->wrid */
+};
+
+/* The single-WQEBB loop of mlx4dv_cq_poll_sq_burst(). */
 static MLX4DV_ALWAYS_INLINE int
-mlx4dv_cq_poll_sq_burst(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
-			uint32_t max, uint64_t *wr_ids, uint32_t *taken)
+__mlx4dv_cq_poll_sq_burst_run(struct mlx4dv_cq_ring *cq,
+			      struct mlx4dv_sq_ring *sq, uint32_t max,
+			      uint64_t *wr_ids, uint32_t *taken,
+			      enum __mlx4dv_burst_ids ids)
 {
-	__MLX4DV_CHECK(cq && sq && taken, "mlx4dv_cq_poll_sq_burst",
-		       "cq, sq and taken must not be NULL");
 	const uint8_t *buf = cq->buf;
 	const size_t size = cq->cqe_size;
 	const uint32_t cqe_cnt = cq->cqe_cnt;
@@ -226,14 +205,6 @@ mlx4dv_cq_poll_sq_burst(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	uint32_t n = 0;
 	int err = 0;
 
-	if (__MLX4DV_UNLIKELY(!(sq->single_wqebb & 1))) {
-		__MLX4DV_RARE_PATH();
-		while (n < max && !(err = mlx4dv_cq_poll_sq(cq, sq,
-				wr_ids ? &wr_ids[n] : NULL, NULL)))
-			n++;
-		*taken = n;
-		return err;
-	}
 	while (n < max) {
 		const uint8_t *slot = buf + (size_t)(ci & (cqe_cnt - 1)) * size;
 		int32_t last = (int8_t)__atomic_load_n(slot + size - 1,
@@ -272,8 +243,10 @@ mlx4dv_cq_poll_sq_burst(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 			err = ERANGE;
 			break;
 		}
-		if (wr_ids)
-			wr_ids[n] = wrid ? wrid[start & wqe_mask] : 0;
+		if (ids == __MLX4DV_BURST_IDS_TABLE)
+			wr_ids[n] = wrid[start & wqe_mask];
+		else if (ids == __MLX4DV_BURST_IDS_ZERO)
+			wr_ids[n] = 0;
 		tail = start + 1;
 		ci++;
 		n++;
@@ -282,6 +255,63 @@ mlx4dv_cq_poll_sq_burst(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	cq->cons_index = ci;
 	*taken = n;
 	return err;
+}
+
+/*
+ * mlx4dv_cq_poll_sq_burst - take up to max send completions of one SQ in
+ * one call (0.3 addition): mlx4dv_cq_poll_sq() repeated, with the CQ's
+ * and the SQ's fields read once per call instead of once per CQE.
+ *
+ * max:     the most CQEs to take, 0 or more.
+ * wr_ids:  out, may be NULL: array of max entries (host order, 8 bytes
+ *          each); wr_ids[i] is the wr_id recorded for the WQE the i-th
+ *          CQE taken names (0 when sq->wrid is NULL). Entries from
+ *          *taken on are not written.
+ * taken:   out, never NULL: how many CQEs were taken (0..max), always
+ *          written.
+ * Each CQE taken has the effect of a mlx4dv_cq_poll_sq() that returned
+ * 0: cq->cons_index advanced by *taken, sq->tail past the last WQE
+ * named. The consumer-index record is NOT written: call
+ * mlx4dv_cq_update_ci() after the call when *taken > 0.
+ * Returns 0 when max CQEs were taken. Otherwise the call stopped at the
+ * next CQE and returns what mlx4dv_cq_poll_sq() returns for it, having
+ * consumed nothing of it: EAGAIN (device-owned: the CQ is empty), EIO (an
+ * error CQE), EINVAL (a receive CQE, a send CQE of another QPN, opcode
+ * 0x1f) or ERANGE (a wqe_index naming no outstanding WQE). *taken CQEs
+ * before it are taken in every case.
+ * Ordering: per CQE as mlx4dv_cq_poll_sq(): owner test, then
+ * mlx4dv_barrier_from_device(), then the other fields. The handles must
+ * not change under the call (the one-thread rule of the handles), which
+ * is what lets it keep their fields in registers across the barriers.
+ * An SQ whose WQEs may span several WQEBBs (sq->single_wqebb clear) is
+ * polled by mlx4dv_cq_poll_sq() one CQE at a time, with the same results.
+ * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe; PRM CQE owner_sr_opcode.)
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cq_poll_sq_burst(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
+			uint32_t max, uint64_t *wr_ids, uint32_t *taken)
+{
+	__MLX4DV_CHECK(cq && sq && taken, "mlx4dv_cq_poll_sq_burst",
+		       "cq, sq and taken must not be NULL");
+	uint32_t n = 0;
+	int err = 0;
+
+	if (__MLX4DV_UNLIKELY(!(sq->single_wqebb & 1))) {
+		__MLX4DV_RARE_PATH();
+		while (n < max && !(err = mlx4dv_cq_poll_sq(cq, sq,
+				wr_ids ? &wr_ids[n] : NULL, NULL)))
+			n++;
+		*taken = n;
+		return n == max ? 0 : err;
+	}
+	if (!wr_ids)
+		return __mlx4dv_cq_poll_sq_burst_run(cq, sq, max, wr_ids, taken,
+						     __MLX4DV_BURST_IDS_NONE);
+	if (!sq->wrid)
+		return __mlx4dv_cq_poll_sq_burst_run(cq, sq, max, wr_ids, taken,
+						     __MLX4DV_BURST_IDS_ZERO);
+	return __mlx4dv_cq_poll_sq_burst_run(cq, sq, max, wr_ids, taken,
+					     __MLX4DV_BURST_IDS_TABLE);
 }
 
 /*
