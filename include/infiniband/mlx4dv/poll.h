@@ -211,6 +211,7 @@ __mlx4dv_cq_poll_sq_burst_run(struct mlx4dv_cq_ring *cq,
 						       __ATOMIC_RELAXED);
 		const struct mlx4_cqe *cqe;
 		uint32_t kind, start;
+		int of_sq;
 
 		if (((uint32_t)(last >> 7) ^ ci) & cqe_cnt) {
 			err = EAGAIN;
@@ -230,10 +231,11 @@ __mlx4dv_cq_poll_sq_burst_run(struct mlx4dv_cq_ring *cq,
 		MLX4DV_ASSERT(sq->doorbell_qpn ==
 			      mlx4dv_cpu_to_be32(sq->qpn << 8));
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-		if (((uint32_t)cqe->vlan_my_qpn >> 8) != doorbell_qpn) {
+		of_sq = ((uint32_t)cqe->vlan_my_qpn >> 8) == doorbell_qpn;
 #else
-		if (mlx4dv_cqe_qpn(cqe) != qpn) {
+		of_sq = mlx4dv_cqe_qpn(cqe) == qpn;
 #endif
+		if (!of_sq) {
 			err = EINVAL;
 			break;
 		}
