@@ -289,9 +289,10 @@ static int rc_connect(struct fab_qp *f)
 					     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		return fail("RC QP to RTR");
 	a.qp_state = IBV_QPS_RTS;
-	/* 4.096 us x 2^16 = 268 ms, 7 retries: 2 s without progress, which a
-	 * loaded 2-core machine running 16 adapters never reaches by itself */
-	a.timeout = 16;
+	/* 4.096 us x 2^17 = 537 ms, 7 retries: 4.3 s without progress, which
+	 * a loaded 2-core machine running 16 adapters does not reach by
+	 * itself; a lost last packet costs one timeout */
+	a.timeout = 17;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = (uint32_t)(f - qps) * 4096 & 0xffffff;
@@ -961,6 +962,8 @@ static int setup(void)
 		return peer_fail("fabric", "PD or CQs");
 	if (fab_star_open(&star, P.host, P.hosts, P.hub, P.port))
 		return -1;
+	/* a barrier after the traffic waits for the slowest host's */
+	star.wait_ms = (P.seconds + 60) * 1000;
 	return create_qps() || exchange_and_connect() ? -1 : 0;
 }
 

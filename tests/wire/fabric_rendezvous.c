@@ -29,17 +29,17 @@ static uint64_t now_ms(void)
 
 /* peer_read waits PEER_WAIT_MS per read; a fabric step may wait longer
  * (the slowest of 16 adapters on a loaded machine). */
-static int read_all(int fd, void *p, size_t n)
+static int read_all(int fd, void *p, size_t n, unsigned wait_ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	uint64_t end = now_ms() + FAB_WAIT_MS;
+	uint64_t end = now_ms() + wait_ms;
 	size_t got = 0;
 
 	while (got < n) {
 		ssize_t r;
 
 		if (now_ms() > end || poll(&pfd, 1, 1000) < 0) {
-			fprintf(stderr, "%s: a host is silent for %d ms\n", prog, FAB_WAIT_MS);
+			fprintf(stderr, "%s: a host is silent for %u ms\n", prog, wait_ms);
 			return -1;
 		}
 		if (!(pfd.revents & (POLLIN | POLLHUP | POLLERR)))
@@ -83,7 +83,7 @@ static int hub_accept(struct fab_star *s, int lfd)
 		fd = accept(lfd, NULL, NULL);
 		if (fd < 0)
 			return peer_fail(prog, "accept a host");
-		if (read_all(fd, &who, sizeof(who))) {
+		if (read_all(fd, &who, sizeof(who), FAB_WAIT_MS)) {
 			close(fd);
 			return -1;
 		}
@@ -143,6 +143,7 @@ int fab_star_open(struct fab_star *s, unsigned host, unsigned hosts, const char 
 
 	s->host = host;
 	s->hosts = hosts;
+	s->wait_ms = FAB_WAIT_MS;
 	for (unsigned h = 0; h < FAB_MAX_HOSTS; h++)
 		s->fd[h] = -1;
 	if (hosts < 2 || hosts > FAB_MAX_HOSTS || host >= hosts ||
@@ -170,9 +171,9 @@ int fab_allgather(struct fab_star *s, const void *mine, size_t len, void *all)
 	memcpy(a + s->host * len, mine, len);
 	if (s->host)
 		return write_all(s->fd[0], mine, len) ||
-		       read_all(s->fd[0], a, len * s->hosts) ? -1 : 0;
+		       read_all(s->fd[0], a, len * s->hosts, s->wait_ms) ? -1 : 0;
 	for (unsigned h = 1; h < s->hosts; h++)
-		if (read_all(s->fd[h], a + h * len, len))
+		if (read_all(s->fd[h], a + h * len, len, s->wait_ms))
 			return -1;
 	for (unsigned h = 1; h < s->hosts; h++)
 		if (write_all(s->fd[h], a, len * s->hosts))

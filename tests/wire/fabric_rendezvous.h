@@ -25,6 +25,9 @@ struct fab_star {
 	unsigned hosts;			/* 2..FAB_MAX_HOSTS */
 	int fd[FAB_MAX_HOSTS];		/* hub: one per host (fd[0] unused);
 					 * others: fd[0] to the hub */
+	unsigned wait_ms;		/* longest wait for a host's bytes in
+					 * fab_allgather and fab_barrier (ms);
+					 * FAB_WAIT_MS unless set after open */
 };
 
 /*
