@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-# fabric-scale.sh [-b BUILD_DIR] [-s BYTES] [-n MESSAGES]
+# fabric-scale.sh [-b BUILD_DIR] [-s BYTES] [-n MESSAGES] [-a BYTES]
 #
 # The software ConnectX-3 as a fabric, in one sitting (needs root: the
 # hosts are network namespaces, tests/wire/fabric.sh):
@@ -13,7 +13,8 @@
 #            packets its full receive buffer dropped (recovered by
 #            go-back-N);
 #   all-to-all  16 hosts, 4 RC QPs between every two, SEND/WRITE/READ/
-#            fetch-and-add of BYTES, no faults: aggregate throughput of
+#            fetch-and-add of -a BYTES (default 4096), MESSAGES/4 per QP,
+#            no faults: aggregate throughput of
 #            the operations' payload and the slowest QP's rate over the
 #            median's.
 # Every figure is one run on whatever the machine does at the time: the
@@ -22,12 +23,14 @@ set -u
 build=build/release
 size=65536
 msgs=200
-while getopts "b:s:n:" opt; do
+a2a_size=4096
+while getopts "b:s:n:a:" opt; do
 	case $opt in
 	b) build=$OPTARG ;;
 	s) size=$OPTARG ;;
 	n) msgs=$OPTARG ;;
-	*) sed -n '3,19s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	a) a2a_size=$OPTARG ;;
+	*) sed -n '3,21s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
@@ -50,10 +53,10 @@ for senders in 1 3 7 15; do
 			printf '%8s | %10s | %14s | %12s | %s\n' "$senders" "$mbs" "$nspb" "$drops" "$secs"
 		done
 done
-echo "# all-to-all: 16 hosts, 4 RC QPs between every two (480 connections), $msgs/4 operations per QP"
-if "$fabric" 16 "$run" "" "$prog" -m all2all -n $((msgs / 4)) -q 4 -s "$size" >"$out" 2>&1; then
+echo "# all-to-all: 16 hosts, 4 RC QPs between every two (480 connections), $((msgs / 4)) operations of $a2a_size bytes per QP"
+if "$fabric" 16 "$run" "" "$prog" -m all2all -n $((msgs / 4)) -q 4 -s "$a2a_size" >"$out" 2>&1; then
 	grep '^fabric all2all' "$out"
 else
-	echo "all-to-all failed:"; tail -5 "$out"
+	echo "all-to-all failed:"; grep -E '^fabric: |RoCEv2 over|^FAIL' "$out" | head -8
 fi
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
