@@ -556,18 +556,23 @@ static void report_wire_packets(unsigned p)
 {
 	struct emu_link_counters c;
 
+	uint64_t ud_no_wqe = emu_port_ud_no_wqe_drops(p);
+
 	emu_link_counters(p, &c);
 	if (!c.tx_packets && !c.rx_packets && !c.tx_lost && !c.rx_overflow && !c.rx_bad &&
 	    !c.rx_refused)
 		return;
-	if (!c.tx_lost && !c.rx_overflow && !c.rx_bad && !c.rx_refused && !emu_cfg.debug)
+	if (!c.tx_lost && !c.rx_overflow && !c.rx_bad && !c.rx_refused && !ud_no_wqe &&
+	    !emu_cfg.debug)
 		return;
 	fprintf(stderr,
 		"mlx4emu: port %u RoCEv2 over the wire: %" PRIu64 " packets sent, %" PRIu64
 		" received; lost: %" PRIu64 " on send, %" PRIu64
 		" receive buffer overflow or filtered, %" PRIu64 " bad ICRC or framing; %"
-		PRIu64 " refused (no QP takes them from that sender)\n",
-		p, c.tx_packets, c.rx_packets, c.tx_lost, c.rx_overflow, c.rx_bad, c.rx_refused);
+		PRIu64 " refused (no QP takes them from that sender); %" PRIu64
+		" UD without a receive WQE\n",
+		p, c.tx_packets, c.rx_packets, c.tx_lost, c.rx_overflow, c.rx_bad, c.rx_refused,
+		ud_no_wqe);
 }
 
 /*
