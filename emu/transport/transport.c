@@ -15,6 +15,7 @@
 #include "adapter/wqe.h"
 #include "base/config.h"
 #include "base/guard.h"
+#include "transport/gsi.h"
 #include "transport/rc.h"
 #include "transport/xrc_wire.h"
 #include "adapter/xrc.h"
@@ -105,8 +106,11 @@ static void dispatch(const struct emu_rx *rx)
 	if (!emu_roce_layout(bth.opcode, &l) || rx->len < (size_t)(EMU_BTH_BYTES + l.len) ||
 	    bth.pkey != EMU_DEFAULT_PKEY)
 		return;
-	if ((bth.opcode & 0xe0) == EMU_TR_UD)
-		emu_ud_receive(rx, &bth);
+	if ((bth.opcode & 0xe0) == EMU_TR_UD) {
+		/* QP1's MADs belong to the connection manager, never to a QP */
+		if (!emu_gsi_receive(rx, bth.dest_qpn))
+			emu_ud_receive(rx, &bth);
+	}
 	else
 		rc_dispatch(rx, &bth, &l);
 }
