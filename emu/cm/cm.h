@@ -156,6 +156,10 @@ unsigned cm_addr_owner(uint32_t ip);
  * 0 and *port, *peer set; EHOSTUNREACH for an address nobody owns.
  */
 int cm_addr_route(uint32_t ip, unsigned prefer_port, unsigned *port, uint32_t *peer);
+/* An adapter on this host that held ip is gone: nobody holds it now, and
+ * it is neither this adapter's nor one --lid-map names (those, on other
+ * hosts, cannot be seen from here). */
+bool cm_addr_vanished(uint32_t ip);
 /* The IPv4 address of a sockaddr (v4, or v4-mapped v6), host order; false
  * for other families and IPv6 addresses. *any tells the wildcard. */
 bool cm_addr_ipv4(const struct sockaddr *sa, uint32_t *ip, uint16_t *udp_port, bool *any);

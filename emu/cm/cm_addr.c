@@ -106,6 +106,27 @@ int cm_addr_route(uint32_t ip, unsigned prefer_port, unsigned *port, uint32_t *p
 	return 0;
 }
 
+bool cm_addr_vanished(uint32_t ip)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(EMU_ROCE_UDP_PORT),
+		.sin_addr.s_addr = htonl(ip),
+	};
+	int s;
+	bool free_now;
+
+	if (cm_addr_owner(ip) || in_lid_map(ip))
+		return false;
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return false;
+	/* EADDRINUSE: still held; EADDRNOTAVAIL: not this host's address */
+	free_now = !bind(s, (struct sockaddr *)&sa, sizeof(sa));
+	emu_real_close(s);
+	return free_now;
+}
+
 bool cm_addr_ipv4(const struct sockaddr *sa, uint32_t *ip, uint16_t *udp_port, bool *any)
 {
 	static const uint8_t v4_mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };

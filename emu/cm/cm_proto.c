@@ -730,14 +730,79 @@ static void earliest(struct cm_id *id, void *arg)
 		*t = id->due_ns;
 }
 
+/*
+ * A process killed with its connections open: on a host its kernel would
+ * close its files and send a DREQ for each; here the CM died with it, so
+ * the side that survives looks once a second whether each peer adapter on
+ * this host still holds its address, and a connection whose peer is gone
+ * is DISCONNECTED as that DREQ would have made it.
+ */
+#define PEER_CHECK_NS 1000000000ull
+
+static uint64_t next_peer_check;
+
+static bool watched(const struct cm_id *id)
+{
+	return id->state == CM_ESTABLISHED || id->state == CM_REP_SENT ||
+	       id->state == CM_REP_RCVD;
+}
+
+static void any_watched(struct cm_id *id, void *arg)
+{
+	if (watched(id) && id->qp_type != IBV_QPT_UD)
+		*(bool *)arg = true;
+}
+
+static void peer_gone(struct cm_id *id, void *arg)
+{
+	uint32_t gone = *(uint32_t *)arg;
+
+	if (!watched(id) || id->qp_type == IBV_QPT_UD || id->peer != gone)
+		return;
+	EMU_TRACE("cm: id %u: the adapter at 0x%08x is gone", id->handle, gone);
+	stop_timer(id);
+	id->state = CM_DISCONNECTED;
+	cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0, NULL);
+}
+
+static void check_peer(struct cm_id *id, void *arg)
+{
+	uint32_t peer = id->peer;
+
+	(void)arg;
+	if (watched(id) && id->qp_type != IBV_QPT_UD && cm_addr_vanished(peer))
+		cm_id_each(peer_gone, &peer);
+}
+
+static int check_peers(uint64_t now_ns)
+{
+	bool any = false;
+
+	cm_id_each(any_watched, &any);
+	if (!any) {
+		next_peer_check = 0;
+		return 0;
+	}
+	if (!next_peer_check) {
+		next_peer_check = now_ns + PEER_CHECK_NS;
+		return 0;
+	}
+	if (now_ns < next_peer_check)
+		return 0;
+	next_peer_check = now_ns + PEER_CHECK_NS;
+	cm_id_each(check_peer, NULL);
+	return 1;
+}
+
 static int timers_poll(void *arg, uint64_t now_ns)
 {
 	uint64_t due = UINT64_MAX;
+	int work = check_peers(now_ns);
 
 	(void)arg;
 	cm_id_each(earliest, &due);
 	if (due > now_ns)
-		return 0;
+		return work;
 	cm_id_each(expire, &now_ns);
 	return 1;
 }
@@ -745,9 +810,13 @@ static int timers_poll(void *arg, uint64_t now_ns)
 static uint64_t timers_deadline(void *arg)
 {
 	uint64_t due = UINT64_MAX;
+	bool any = false;
 
 	(void)arg;
 	cm_id_each(earliest, &due);
+	cm_id_each(any_watched, &any);
+	if (any && (!next_peer_check || next_peer_check < due))
+		due = next_peer_check ? next_peer_check : emu_now_ns() + PEER_CHECK_NS;
 	return due;
 }
 
