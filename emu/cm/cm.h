@@ -77,6 +77,11 @@ struct cm_id {
 	uint32_t listener;		/* a request's listener handle + 1 until taken */
 	bool passive;			/* made by a REQ or SIDR_REQ */
 
+	/* a multicast join (JOIN_MCAST): of the id mc_parent - 1, group dst_ip */
+	uint32_t mc_parent;
+	uint8_t mgid[16];
+	uint16_t mlid;
+
 	/* the connection */
 	uint32_t local_comm_id, remote_comm_id;
 	uint64_t tid;

@@ -123,8 +123,19 @@ static void drop_pending(struct cm_id *id, void *arg)
 	}
 }
 
+static void drop_joins(struct cm_id *mc, void *arg)
+{
+	struct cm_id *parent = arg;
+
+	if (mc->mc_parent == parent->handle + 1) {
+		cm_events_drop(mc);
+		cm_id_free(mc);
+	}
+}
+
 static void destroy(struct cm_id *id)
 {
+	cm_id_each(drop_joins, id);
 	if (id->state == CM_LISTEN)
 		cm_id_each(drop_pending, id);
 	if (id->listener) {
@@ -277,6 +288,11 @@ static void peer_gid(struct cm_id *id)
 	emu_put_be32(id->peer_gid + 12, id->peer);
 }
 
+static bool is_multicast(uint32_t ip)
+{
+	return ip >> 28 == 0xe;
+}
+
 static int resolve(struct cm_id *id, const struct sockaddr *src, const struct sockaddr *dst)
 {
 	uint32_t ip;
@@ -299,8 +315,14 @@ static int resolve(struct cm_id *id, const struct sockaddr *src, const struct so
 		return EAFNOSUPPORT;
 	memcpy(&id->dst, dst, dst->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
 							: sizeof(struct sockaddr_in));
-	if (!cm_addr_ipv4(dst, &ip, &udp_port, &any) ||
-	    cm_addr_route(ip, id->port, &port, &peer)) {
+	if (cm_addr_ipv4(dst, &ip, &udp_port, &any) && is_multicast(ip)) {
+		/* a group: the device of the bound address (or port 1) sends */
+		if (!id->port)
+			id->port = 1;
+		peer = 0;
+		port = id->port;
+	} else if (!cm_addr_ipv4(dst, &ip, &udp_port, &any) ||
+		   cm_addr_route(ip, id->port, &port, &peer)) {
 		cm_event_queue(id, id, RDMA_CM_EVENT_ADDR_ERROR, -EHOSTUNREACH, NULL);
 		return 0;
 	}
@@ -712,6 +734,118 @@ static int cmd_migrate_id(struct cmd_ctx *c)
 }
 
 /*
+ * The group's MGID and MLID as the kernel's CMA makes them: on Ethernet
+ * the IPv4-mapped address (cma_iboe_set_mgid); on InfiniBand the IPoIB
+ * mapping (ip_ib_mc_map) ff12:401b:ffff::<low 28 bits>, with byte 2 0x01
+ * for the UDP port space (the RDMA CM signature).  With no subnet
+ * administrator to assign an MLID, it is 0xc000 plus the group's low 14
+ * bits, one LID per group as an SA would give.
+ */
+static void group_gid(const struct cm_id *mc, uint32_t ip, uint8_t mgid[16], uint16_t *mlid)
+{
+	memset(mgid, 0, 16);
+	*mlid = 0;
+	if (emu_cfg.link_layer[mc->port - 1] == EMU_LL_ETH) {
+		mgid[10] = mgid[11] = 0xff;
+		emu_put_be32(mgid + 12, ip);
+		return;
+	}
+	mgid[0] = 0xff;
+	mgid[1] = 0x12;
+	mgid[2] = 0x40;
+	mgid[3] = mc->ps == RDMA_PS_UDP ? 0x01 : 0x1b;
+	mgid[4] = mgid[5] = 0xff;	/* P_Key */
+	emu_put_be32(mgid + 12, ip & 0x0fffffff);
+	*mlid = (uint16_t)(0xc000 | (ip & 0x3fff));
+}
+
+static int join(struct cmd_ctx *c, uint32_t handle, uint64_t resp_addr, uint64_t uid,
+		const struct sockaddr *sa, uint16_t join_flags)
+{
+	struct rdma_ucm_create_id_resp resp = { 0 };
+	struct rdma_ucm_event_resp r;
+	int err = 0;
+	struct cm_id *id = id_of(c, handle, &err), *mc;
+	uint32_t ip;
+	uint16_t udp_port;
+	bool any, eth;
+
+	if (!id)
+		return err;
+	if (c->out_len < sizeof(resp))
+		return ENOSPC;
+	if (join_flags > RDMA_MC_JOIN_FLAG_SENDONLY_FULLMEMBER)
+		return EINVAL;
+	if ((id->state != CM_ADDR_BOUND && id->state != CM_ADDR_RESOLVED) || !id->port)
+		return EINVAL;
+	if (!cm_addr_ipv4(sa, &ip, &udp_port, &any) || !is_multicast(ip))
+		return EINVAL;
+	if (!(mc = cm_id_new(c->file, id->ps, IBV_QPT_UD)))
+		return ENOMEM;
+	mc->uid = uid;
+	mc->mc_parent = id->handle + 1;
+	mc->port = id->port;
+	mc->dst_ip = ip;
+	group_gid(mc, ip, mc->mgid, &mc->mlid);
+	resp.id = mc->handle;
+	if ((err = respond(c, resp_addr, &resp, sizeof(resp)))) {
+		cm_id_free(mc);
+		return err;
+	}
+	eth = emu_cfg.link_layer[mc->port - 1] == EMU_LL_ETH;
+	memset(&r, 0, sizeof(r));
+	r.param.ud.ah_attr.is_global = 1;
+	memcpy(r.param.ud.ah_attr.grh.dgid, mc->mgid, 16);
+	r.param.ud.ah_attr.grh.sgid_index = eth ? 1 : 0;
+	r.param.ud.ah_attr.grh.hop_limit = eth ? 1 : 0;
+	r.param.ud.ah_attr.grh.traffic_class = id->tos;
+	r.param.ud.ah_attr.dlid = mc->mlid;
+	r.param.ud.ah_attr.port_num = mc->port;
+	r.param.ud.qp_num = 0xffffff;
+	r.param.ud.qkey = CM_UDP_QKEY;
+	/* no subnet administrator to ask: the join completes at once */
+	cm_event_queue(mc, mc, RDMA_CM_EVENT_MULTICAST_JOIN, 0, &r);
+	return 0;
+}
+
+static int cmd_join_ip_mcast(struct cmd_ctx *c)
+{
+	const struct rdma_ucm_join_ip_mcast *cmd = c->in;
+
+	return join(c, cmd->id, cmd->response, cmd->uid, (const struct sockaddr *)&cmd->addr,
+		    RDMA_MC_JOIN_FLAG_FULLMEMBER);
+}
+
+static int cmd_join_mcast(struct cmd_ctx *c)
+{
+	const struct rdma_ucm_join_mcast *cmd = c->in;
+
+	if (cmd->addr_size > sizeof(cmd->addr) || cmd->addr_size < sizeof(sa_family_t))
+		return EINVAL;
+	return join(c, cmd->id, cmd->response, cmd->uid, (const struct sockaddr *)&cmd->addr,
+		    cmd->join_flags);
+}
+
+static int cmd_leave_mcast(struct cmd_ctx *c)
+{
+	const struct rdma_ucm_destroy_id *cmd = c->in;
+	struct rdma_ucm_destroy_id_resp resp = { 0 };
+	int err = 0;
+	struct cm_id *mc = id_of(c, cmd->id, &err);
+
+	if (!mc)
+		return err;
+	if (!mc->mc_parent)
+		return EINVAL;
+	if (c->out_len < sizeof(resp))
+		return ENOSPC;
+	resp.events_reported = mc->events_reported;
+	cm_events_drop(mc);
+	cm_id_free(mc);
+	return respond(c, cmd->response, &resp, sizeof(resp));
+}
+
+/*
  * Another thread closed the file while this one waited in GET_EVENT: the
  * kernel's write() holds the file until it returns, and nothing wakes it
  * any more, so it sleeps until the process ends (rping's CM thread, whose
@@ -767,6 +901,9 @@ static int cmd_get_event(struct cmd_ctx *c)
 	subject = cm_id_get(e->subject);
 	if (charged)
 		charged->events_reported++;
+	/* a join's events count for its id too (librdmacm waits for both) */
+	if (charged && charged->mc_parent && cm_id_get(charged->mc_parent - 1))
+		cm_id_get(charged->mc_parent - 1)->events_reported++;
 	if (e->resp.event == RDMA_CM_EVENT_CONNECT_REQUEST && subject && subject->listener) {
 		if (charged && charged->pending)
 			charged->pending--;
@@ -800,10 +937,14 @@ static const struct command commands[] = {
 	[RDMA_USER_CM_CMD_SET_OPTION] = { cmd_set_option, sizeof(struct rdma_ucm_set_option) },
 	[RDMA_USER_CM_CMD_NOTIFY] = { cmd_notify, sizeof(struct rdma_ucm_notify) },
 	[RDMA_USER_CM_CMD_MIGRATE_ID] = { cmd_migrate_id, sizeof(struct rdma_ucm_migrate_id) },
+	[RDMA_USER_CM_CMD_JOIN_IP_MCAST] = { cmd_join_ip_mcast,
+					     sizeof(struct rdma_ucm_join_ip_mcast) },
+	[RDMA_USER_CM_CMD_LEAVE_MCAST] = { cmd_leave_mcast, sizeof(struct rdma_ucm_destroy_id) },
 	[RDMA_USER_CM_CMD_QUERY] = { cmd_query, sizeof(struct rdma_ucm_query) },
 	[RDMA_USER_CM_CMD_BIND] = { cmd_bind, sizeof(struct rdma_ucm_bind) },
 	[RDMA_USER_CM_CMD_RESOLVE_ADDR] = { cmd_resolve_addr,
 					    sizeof(struct rdma_ucm_resolve_addr) },
+	[RDMA_USER_CM_CMD_JOIN_MCAST] = { cmd_join_mcast, sizeof(struct rdma_ucm_join_mcast) },
 };
 
 /* The largest command structure (RESOLVE_ADDR: two sockaddr_storage). */
@@ -831,7 +972,7 @@ ssize_t emu_ucma_write(int file, const void *buf, size_t len)
 	}
 	cmd = &commands[hdr.cmd];
 	if (!cmd->fn) {
-		/* GET_OPTION, JOIN_IP_MCAST, LEAVE_MCAST, JOIN_MCAST */
+		/* GET_OPTION: the kernel has none either */
 		errno = ENOSYS;
 		return -1;
 	}
