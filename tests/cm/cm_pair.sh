@@ -11,7 +11,9 @@
 # wait for: a client that the server's CM rejected because it was not
 # listening yet (CM_PAIR_REFUSED, a regular expression on its output) is
 # started again, at most 100 times, 0.1 s apart.  CM_PAIR_CHECK, when
-# set, is a regular expression each side's output must match.
+# set, is a regular expression each side's output must match,
+# CM_PAIR_CLIENT_CHECK one the client's must; CM_PAIR_SERVER_OPTS and
+# CM_PAIR_CLIENT_OPTS add launcher options to one side.
 set -u
 run="$1"; opts="$2"; shift 2
 timeout_s="${CM_PAIR_TIMEOUT:-60}"
@@ -62,5 +64,9 @@ if [ -n "${CM_PAIR_CHECK:-}" ]; then
 			exit 1
 		fi
 	done
+fi
+if [ -n "${CM_PAIR_CLIENT_CHECK:-}" ] && ! grep -Eq "$CM_PAIR_CLIENT_CHECK" "$dir/client.out"; then
+	echo "FAIL: the client's output does not match '$CM_PAIR_CLIENT_CHECK'"
+	exit 1
 fi
 echo "PASS: both sides exit 0"
