@@ -152,6 +152,24 @@ int main(int argc, char **argv)
 	sin_of(&b.addr, "127.254.254.254", 7000);
 	EXPECT("BIND_IP to an address the adapter does not own",
 	       cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0), -1, EADDRNOTAVAIL);
+	{
+		uint32_t a = create_id(fd), b2 = create_id(fd);
+
+		b.id = a;
+		sin_of(&b.addr, argv[1], 7001);
+		EXPECT("BIND_IP to the adapter's own address",
+		       cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0), hdr + (long)sizeof(b), 0);
+		b.id = b2;
+		EXPECT("BIND_IP to a port another id holds",
+		       cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0), -1, EADDRINUSE);
+		d.response = (uintptr_t)&r;
+		d.id = a;
+		cmd(fd, RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4, 0);
+		EXPECT("BIND_IP to that port once the other id is gone",
+		       cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0), hdr + (long)sizeof(b), 0);
+		d.id = b2;
+		cmd(fd, RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4, 0);
+	}
 	bb.id = id;
 	bb.addr_size = 48;
 	bb.addr.ss_family = AF_IB;
