@@ -67,8 +67,9 @@ install(FILES ${PROJECT_SOURCE_DIR}/docs/man/libmlx4dv.7
 #   libmlx4dv-dev   the header under <prefix>/include/mlx4dv/, libmlx4dv.so,
 #                   libmlx4dv.a, pkg-config and CMake packages, man pages
 #                   (component dev)
-#   mlx4emu         the software ConnectX-3: mlx4emu-run, libmlx4emu.so and
-#                   <mlx4emu/mlx4emu_ctl.h> (component emu)
+#   mlx4emu         the software ConnectX-3: mlx4emu-run, libmlx4emu.so,
+#                   <mlx4emu/mlx4emu_ctl.h>, mlx4emu-run(1) and mlx4emu(7)
+#                   (component emu)
 # The examples (component examples) are installed by cmake --install only.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME mlx4dv)

@@ -58,6 +58,9 @@ foreach(pkg libmlx4dv0 libmlx4dv-dev mlx4emu)
 endforeach()
 expect(mlx4emu " \\./usr/bin/mlx4emu-run\n")
 expect(mlx4emu "libmlx4emu\\.so\n")
+expect(mlx4emu "/man1/mlx4emu-run\\.1")
+expect(mlx4emu "/man7/mlx4emu\\.7")
+refuse(libmlx4dv-dev "/man1/|/man7/mlx4emu\\.7")
 
 if(NOT depends_libmlx4dv-dev MATCHES "(^|, )libmlx4dv0 \\(= ${VERSION}\\)")
   message(FATAL_ERROR "libmlx4dv-dev must depend on libmlx4dv0 (= ${VERSION})")
@@ -75,6 +78,14 @@ run(dpkg --root=${root} --force-depends --force-script-chrootless
     --log=${WORK}/dpkg.log -i ${debs})
 run(dpkg --root=${root} -l libmlx4dv0 libmlx4dv-dev mlx4emu)
 message(STATUS "staged:\n${run_out}")
+# man finds the launcher's pages where dpkg put them
+foreach(page mlx4emu-run 7:mlx4emu)
+  string(REPLACE ":" ";" args "${page}")
+  run(man -M ${root}/usr/share/man -w ${args})
+  if(NOT run_out MATCHES "^${root}/usr/share/man/man[17]/")
+    message(FATAL_ERROR "man -w ${page} in the staged root: ${run_out}")
+  endif()
+endforeach()
 
 # The consumers, built from the staged packages alone.
 run(${CMAKE_COMMAND} -DSKIP_INSTALL=ON -DSYSROOT=${root} -DPREFIX=${root}/usr

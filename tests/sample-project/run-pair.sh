@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+# run-pair.sh SERVER CLIENT [mlx4emu-run options...]
+# Runs SERVER and CLIENT, each under mlx4emu-run (MLX4EMU_RUN, or the one
+# on PATH) with the same options, so each is its own adapter. The server
+# listens on a port the kernel picks and writes it to a file the client
+# reads: parallel runs never meet. Exit 0 only when both exited 0.
+set -u
+server=$1 client=$2
+shift 2
+run=${MLX4EMU_RUN:-mlx4emu-run}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+
+"$run" "$@" -- "$server" --port-file "$dir/port" &
+server_pid=$!
+"$run" "$@" -- "$client" --port-file "$dir/port" -n 500 -s 2048 --counters 127.0.0.1
+client_status=$?
+if [ "$client_status" -ne 0 ]; then
+	# a client that failed may leave the server waiting for it (60 s)
+	kill "$server_pid" 2>/dev/null
+fi
+wait "$server_pid"
+server_status=$?
+echo "run-pair: server exit $server_status, client exit $client_status"
+[ "$server_status" -eq 0 ] && [ "$client_status" -eq 0 ]
