@@ -154,6 +154,11 @@ void cm_events_move(struct cm_id *id, unsigned from);
 /* cm_addr.c */
 /* The adapter port that owns the IPv4 address (host order), 0 if none. */
 unsigned cm_addr_owner(uint32_t ip);
+/* 127.0.0.1: the kernel's CMA binds it to the first active port of a
+ * device (cma_bind_loopback) and resolves it to that same port. */
+#define CM_LOOPBACK_IP 0x7f000001u
+/* The port an id bound to ip uses: the owner, port 1 for the loopback. */
+unsigned cm_addr_local_port(uint32_t ip);
 /*
  * The port to reach the IPv4 address from and the address of the adapter
  * port there (its wire address): this adapter's own, one a live adapter

@@ -31,6 +31,11 @@ unsigned cm_addr_owner(uint32_t ip)
 	return 0;
 }
 
+unsigned cm_addr_local_port(uint32_t ip)
+{
+	return ip == CM_LOOPBACK_IP ? 1 : cm_addr_owner(ip);
+}
+
 /* A port of a live adapter on this host listens on ip:4791. */
 static bool held_on_host(uint32_t ip)
 {
@@ -82,7 +87,7 @@ static bool lid_reaches(unsigned port, uint32_t ip)
 
 int cm_addr_route(uint32_t ip, unsigned prefer_port, unsigned *port, uint32_t *peer)
 {
-	unsigned own = cm_addr_owner(ip);
+	unsigned own = cm_addr_local_port(ip);
 	int ll;
 
 	if (own || !ip) {

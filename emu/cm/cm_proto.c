@@ -342,7 +342,7 @@ static void match_listener(struct cm_id *l, void *arg)
 	struct listen_query *q = arg;
 
 	if (!q->found && l->state == CM_LISTEN && l->ps == q->ps && l->src_port == q->udp_port &&
-	    (!l->src_ip || (l->src_ip == q->dst_ip && cm_addr_owner(q->dst_ip) == q->port)))
+	    (!l->src_ip || (l->src_ip == q->dst_ip && cm_addr_local_port(q->dst_ip) == q->port)))
 		q->found = l;
 }
 

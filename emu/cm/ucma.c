@@ -231,7 +231,7 @@ static int bind_id(struct cm_id *id, const struct sockaddr *sa)
 		return EAFNOSUPPORT;
 	if (!cm_addr_ipv4(sa, &ip, &udp_port, &any))
 		return sa->sa_family == AF_INET6 ? EADDRNOTAVAIL : EAFNOSUPPORT;
-	if (!any && !cm_addr_owner(ip))
+	if (!any && !cm_addr_local_port(ip))
 		return EADDRNOTAVAIL;
 	if (!udp_port && !(udp_port = pick_port(id, ip)))
 		return EADDRINUSE;
@@ -239,7 +239,7 @@ static int bind_id(struct cm_id *id, const struct sockaddr *sa)
 		return EADDRINUSE;
 	id->src_ip = ip;
 	id->src_port = udp_port;
-	id->port = (uint8_t)cm_addr_owner(ip);
+	id->port = (uint8_t)cm_addr_local_port(ip);
 	set_sockaddr(&id->src, ip, udp_port);
 	if (sa->sa_family == AF_INET6) {
 		/* the program's own form, as getsockname would give it */
@@ -328,8 +328,8 @@ static int resolve(struct cm_id *id, const struct sockaddr *src, const struct so
 	}
 	if (!id->port)
 		id->port = (uint8_t)port;
-	else if (cm_addr_owner(ip))
-		peer = emu_port_addr(cm_addr_owner(ip));
+	else if (cm_addr_local_port(ip))
+		peer = emu_port_addr(cm_addr_local_port(ip));
 	id->peer = peer;
 	id->dst_ip = any ? emu_port_addr(id->port) : ip;
 	id->dst_port = udp_port;

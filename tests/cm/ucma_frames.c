@@ -169,6 +169,13 @@ int main(int argc, char **argv)
 		       cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0), hdr + (long)sizeof(b), 0);
 		d.id = b2;
 		cmd(fd, RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4, 0);
+		/* the kernel's CMA binds the loopback address to a port */
+		b.id = a = create_id(fd);
+		sin_of(&b.addr, "127.0.0.1", 7002);
+		EXPECT("BIND_IP to 127.0.0.1", cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0),
+		       hdr + (long)sizeof(b), 0);
+		d.id = a;
+		cmd(fd, RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4, 0);
 	}
 	bb.id = id;
 	bb.addr_size = 48;
