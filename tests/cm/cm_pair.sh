@@ -7,17 +7,19 @@
 # has address 127.B.C.1 and the client's 127.B.C.2 (B and C drawn at
 # random, so that tests in parallel never meet; both in one /16, as two
 # InfiniBand ports of one subnet are).  Both must exit 0 within
-# CM_PAIR_TIMEOUT seconds (default 60).  The server has no TCP socket to
-# wait for: a client that the server's CM rejected because it was not
-# listening yet (CM_PAIR_REFUSED, a regular expression on its output) is
-# started again, at most 100 times, 0.1 s apart.  CM_PAIR_CHECK, when
+# CM_PAIR_TIMEOUT seconds (default 60).  The client starts once the
+# server's adapter is up (its RoCEv2 socket bound); the server has no TCP
+# socket to wait for, so a client that the server's CM rejected because
+# the program was not listening yet (CM_PAIR_REFUSED, a regular
+# expression on its output) is started again, at most 100 times, 0.1 s
+# apart.  CM_PAIR_CHECK, when
 # set, is a regular expression each side's output must match,
 # CM_PAIR_CLIENT_CHECK one the client's must; CM_PAIR_SERVER_OPTS and
 # CM_PAIR_CLIENT_OPTS add launcher options to one side.
 set -u
 run="$1"; opts="$2"; shift 2
 timeout_s="${CM_PAIR_TIMEOUT:-60}"
-refused="${CM_PAIR_REFUSED:-REJECTED, error:? 8|Connection refused|CM event bl blka 8|UNREACHABLE, error: 1$}"
+refused="${CM_PAIR_REFUSED:-REJECTED[,;] error:? 8|Connection refused|CM event bl blka 8|UNREACHABLE[,;] error:? 1}"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/cm_pair.XXXXXX")
 trap 'kill $server 2>/dev/null; rm -rf "$dir"' EXIT
 
@@ -38,6 +40,13 @@ done
 eval timeout -k 5 "$timeout_s" "$run" $opts ${CM_PAIR_SERVER_OPTS:-} --addr="$net.1" -- \
 	"$server_cmd" >"$dir/server.out" 2>&1 &
 server=$!
+# the client resolves the server's address only once its adapter holds it
+# (else ADDR_ERROR): at most 30 s
+i=0
+while [ $i -lt 300 ] && ! ss -Hlun "src $net.1:4791" 2>/dev/null | grep -q .; do
+	kill -0 $server 2>/dev/null || break
+	i=$((i + 1)); sleep 0.1
+done
 tries=0
 while :; do
 	# shellcheck disable=SC2086
