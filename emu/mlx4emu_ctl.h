@@ -62,6 +62,21 @@ struct mlx4emu_counters {
 					 * full, oversize, no socket), dropped
 					 * by a full receive buffer, not VXLAN,
 					 * or a flood of another segment */
+	/* RoCEv2 packets between adapters (UDP 4791), both ports */
+	uint64_t wire_packets_received;	/* whole, with a good ICRC */
+	uint64_t wire_packets_dropped;	/* dropped by the kernel before the
+					 * device saw them: a full receive
+					 * buffer, or a sender the port's
+					 * filter does not admit (no QP is
+					 * connected to it) */
+	uint64_t wire_packets_refused;	/* dropped by the receive checks:
+					 * no QP of the packet's transport
+					 * with its DestQP on the port, in a
+					 * state that takes packets, whose
+					 * path is the sender; a P_Key other
+					 * than 0xffff; an unknown opcode or
+					 * a packet shorter than its headers.
+					 * Never answered. */
 	/* idle spells of the engine (from a pass without work to the next
 	 * with work), by how it waited (emu/README.md, "The engine"): */
 	uint64_t engine_idle_runnable;	/* spun, then yielded */

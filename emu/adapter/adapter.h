@@ -258,6 +258,12 @@ struct emu_qp {
 	/* RC/UC state of a QP whose path leads to another adapter (owned
 	 * by the transport; NULL otherwise) */
 	struct emu_rc_conn *conn;
+	/* what the port's receive filter admits for this QP (owned by the
+	 * transport, transport/admission.c): its path's adapter (0: none),
+	 * on port admitted_port; a UD QP ready to receive */
+	uint32_t admitted_peer;
+	uint8_t admitted_port;
+	bool admitted_ud;
 };
 
 struct emu_counters_raw {

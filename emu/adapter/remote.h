@@ -59,6 +59,15 @@ struct emu_rc_msg {
 	uint32_t xrc_srqn;	/* XRC: the SRQ at the target the request names */
 };
 
+/*
+ * The address (IPv4, host order) of the adapter the QP's path leads to,
+ * from the address vector of its last RTR: the DLID on an InfiniBand
+ * port, the DGID on an Ethernet port (wire/identity.h).  false when the
+ * path names this adapter or no adapter at all: the QP is then reached
+ * only in-process, never from the wire.
+ */
+bool emu_qp_remote_addr(const struct emu_qp *qp, uint32_t *addr);
+
 struct emu_remote_ops {
 	/* Sends a UD message to QP dqpn of the adapter at addr (IPv4, host
 	 * order) from the sender's port. */

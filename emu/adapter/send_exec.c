@@ -27,9 +27,7 @@ static const uint32_t rnr_timer_us[32] = {
 
 /* ---- remote side ---- */
 
-/* The address of the adapter the QP's path leads to, when it is another
- * adapter (false: this one, or none). */
-static bool remote_addr(const struct emu_qp *qp, uint32_t *addr)
+bool emu_qp_remote_addr(const struct emu_qp *qp, uint32_t *addr)
 {
 	unsigned port = qp->path.port_num ? qp->path.port_num : (qp->port ? qp->port : 1);
 	bool eth = port <= emu_cfg.ports && emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
@@ -43,7 +41,7 @@ static bool path_is_remote(const struct emu_qp *qp)
 {
 	uint32_t addr;
 
-	return remote_addr(qp, &addr);
+	return emu_qp_remote_addr(qp, &addr);
 }
 
 /* The requester is reliable (RC, XRC initiator): it sees NAKs and
@@ -422,7 +420,7 @@ static bool goes_remote(const struct send_op *op, uint32_t *addr)
 	uint8_t t = op->qp->type, opc = op->opcode;
 
 	return (reliable(op->qp) || t == EMU_QPT_UC) && emu_remote && opc != EMU_OP_NOP &&
-	       opc != EMU_OP_LOCAL_INVAL && opc != EMU_OP_BIND_MW && remote_addr(op->qp, addr);
+	       opc != EMU_OP_LOCAL_INVAL && opc != EMU_OP_BIND_MW && emu_qp_remote_addr(op->qp, addr);
 }
 
 /* Bytes of the control, remote address and atomic segments. */

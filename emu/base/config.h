@@ -31,6 +31,9 @@ struct emu_config {
 	char ifname[2][16];		/* per port, IFNAMSIZ with the NUL */
 	unsigned link_speed;		/* Mb/s reported by ethtool */
 	bool cross_cable;		/* port 1 cabled to port 2 */
+	/* the ports' sockets admit only the peers of connected QPs (and UD
+	 * while a UD QP is ready): wire/peer_filter.h */
+	bool wire_filter;
 	/* doorbells: true = trapped stores to the UAR and BlueFlame pages
 	 * (exact), false = owner bits and BlueFlame buffers polled */
 	bool doorbell_trap;

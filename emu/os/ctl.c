@@ -4,6 +4,7 @@
 
 #include "adapter/adapter.h"
 #include "adapter/port.h"
+#include "wire/link.h"
 #include "wire/vxlan.h"
 #include "adapter/engine.h"
 #include "mlx4emu_ctl.h"
@@ -132,6 +133,16 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 		out->wire_frames_sent += v.tx_frames;
 		out->wire_frames_received += v.rx_frames;
 		out->wire_frames_lost += v.tx_lost + v.rx_overflow + v.rx_bad;
+	}
+	out->wire_packets_received = out->wire_packets_dropped = 0;
+	out->wire_packets_refused = 0;
+	for (unsigned p = 1; p <= 2; p++) {
+		struct emu_link_counters l;
+
+		emu_link_counters(p, &l);
+		out->wire_packets_received += l.rx_packets;
+		out->wire_packets_dropped += l.rx_overflow;
+		out->wire_packets_refused += l.rx_refused;
 	}
 	return 0;
 }

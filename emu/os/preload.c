@@ -601,15 +601,17 @@ static void report_wire_packets(unsigned p)
 	struct emu_link_counters c;
 
 	emu_link_counters(p, &c);
-	if (!c.tx_packets && !c.rx_packets && !c.tx_lost && !c.rx_overflow && !c.rx_bad)
+	if (!c.tx_packets && !c.rx_packets && !c.tx_lost && !c.rx_overflow && !c.rx_bad &&
+	    !c.rx_refused)
 		return;
-	if (!c.tx_lost && !c.rx_overflow && !c.rx_bad && !emu_cfg.debug)
+	if (!c.tx_lost && !c.rx_overflow && !c.rx_bad && !c.rx_refused && !emu_cfg.debug)
 		return;
 	fprintf(stderr,
 		"mlx4emu: port %u RoCEv2 over the wire: %" PRIu64 " packets sent, %" PRIu64
-		" received; lost: %" PRIu64 " on send, %" PRIu64 " receive buffer overflow, %"
-		PRIu64 " bad ICRC or framing\n",
-		p, c.tx_packets, c.rx_packets, c.tx_lost, c.rx_overflow, c.rx_bad);
+		" received; lost: %" PRIu64 " on send, %" PRIu64
+		" receive buffer overflow or filtered, %" PRIu64 " bad ICRC or framing; %"
+		PRIu64 " refused (no QP takes them from that sender)\n",
+		p, c.tx_packets, c.rx_packets, c.tx_lost, c.rx_overflow, c.rx_bad, c.rx_refused);
 }
 
 /*

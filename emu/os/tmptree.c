@@ -95,6 +95,64 @@ static const char *tmp_dir(void)
 	return tmp && tmp[0] == '/' ? tmp : "/tmp";
 }
 
+/* fd, just opened as dirfd/name, locked (flock) and still the directory
+ * of that name. */
+static bool hold_base(int dirfd, const char *name, int fd)
+{
+	struct stat st, now;
+
+	return !flock(fd, LOCK_EX | LOCK_NB) && !fstat(fd, &st) &&
+	       !fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) && now.st_ino == st.st_ino &&
+	       now.st_dev == st.st_dev;
+}
+
+static void remove_stale_trees(int base);
+
+/* "<shared>.XXXXXX": a per-process base of this user's. */
+static bool is_private_base(const char *entry, const char *shared)
+{
+	size_t n = strlen(shared);
+
+	return !strncmp(entry, shared, n) && entry[n] == '.' && strlen(entry + n + 1) == 6;
+}
+
+/*
+ * The per-process bases of processes that are gone (killed, or exec'd:
+ * the base's lock is close-on-exec): each one's stale trees, then the
+ * base itself when that left it empty.  A base whose lock is held, that
+ * is not a private directory of the user's, or that changed under the
+ * look, stays.
+ */
+static void reclaim_private_bases(int tmpfd, const char *shared)
+{
+	int fd = openat(tmpfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		int base;
+
+		if (!is_private_base(e->d_name, shared))
+			continue;
+		base = openat(tmpfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (base < 0)
+			continue;
+		if (make_private(base, false) && hold_base(tmpfd, e->d_name, base)) {
+			remove_stale_trees(base);
+			unlinkat(tmpfd, e->d_name, AT_REMOVEDIR);
+		}
+		close(base);
+	}
+	closedir(d);
+}
+
 /* The base directory: $XDG_RUNTIME_DIR/mlx4emu, $TMPDIR/mlx4emu-<uid>, or
  * a per-process $TMPDIR/mlx4emu-<uid>.XXXXXX; its path goes to path. */
 static int open_base(char *path, size_t len)
@@ -120,6 +178,7 @@ static int open_base(char *path, size_t len)
 	if (dirfd < 0)
 		return -1;
 	snprintf(name, sizeof(name), "mlx4emu-%lu", (unsigned long)geteuid());
+	reclaim_private_bases(dirfd, name);
 	fd = open_private_at(dirfd, name, true);
 	if (fd >= 0) {
 		close(dirfd);
@@ -140,6 +199,13 @@ static int open_base(char *path, size_t len)
 		fd = openat(dirfd, tt.base_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 || !make_private(fd, false))
 			break;
+		/* locked for the life of the process, as a tree is; a
+		 * reclaimer that took it while it was new and empty has
+		 * removed it: another name */
+		if (!hold_base(dirfd, tt.base_name, fd)) {
+			close(fd);
+			continue;
+		}
 		tt.parent_fd = dirfd;
 		snprintf(path, len, "%s/%s", tmp_dir(), tt.base_name);
 		return fd;

@@ -7,7 +7,10 @@
  * else $TMPDIR/mlx4emu-<uid> (TMPDIR defaults to /tmp).  When that name is
  * taken by anything else (a link, another user's directory), a fresh
  * mkdtemp directory $TMPDIR/mlx4emu-<uid>.XXXXXX is used for this process
- * alone.
+ * alone, locked (flock, close-on-exec) while it lives and removed at
+ * exit; one whose lock nobody holds (its process was killed or exec'd)
+ * is reclaimed by the user's next process: its stale trees, then the
+ * directory when that emptied it.
  *
  * Each tree NAME has a lock file NAME.lock beside it, created and locked
  * (flock) before the tree and held open, close-on-exec, for the life of

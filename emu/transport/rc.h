@@ -94,7 +94,6 @@ struct rc_responder {
 	uint64_t wr_len;
 	bool nak_sent;		/* PSN sequence NAK sent for epsn */
 	bool ack_pending;
-	uint32_t peer;		/* where responses go (IPv4, host order) */
 	struct {
 		bool valid;
 		uint32_t psn;
@@ -106,7 +105,8 @@ struct rc_responder {
 struct emu_rc_conn {
 	struct emu_qp *qp;
 	unsigned port;
-	uint32_t peer;		/* the requester's destination */
+	uint32_t peer;		/* the QP's path (IPv4, host order): where
+				 * requests and every answer go */
 	struct rc_requester req;
 	struct rc_responder resp;
 	struct emu_link_claim link;	/* credits on the link to the peer */

@@ -52,7 +52,7 @@ static void send_aeth(struct emu_rc_conn *c, uint8_t syn, uint32_t psn)
 	uint8_t ext[EMU_AETH_BYTES];
 
 	emu_aeth_put(ext, syn, c->resp.msn);
-	rc_packet_out(c, c->resp.peer, EMU_TR_RC | EMU_BOP_ACK, psn, false, false, ext,
+	rc_packet_out(c, c->peer, EMU_TR_RC | EMU_BOP_ACK, psn, false, false, ext,
 		      sizeof(ext), NULL, 0);
 	c->resp.ack_pending = false;
 }
@@ -248,7 +248,7 @@ static enum outcome on_read(struct emu_rc_conn *c, const struct req_pkt *k, bool
 		 * queue is flushed (the program's stores, a WRITE or atomic
 		 * taken later in this batch); a fault in the copy fails the
 		 * QP (rc_resp_fault, transport.c) */
-		rc_packet_out(c, c->resp.peer, EMU_TR_RC | bop, emu_psn_add(k->psn, i), false,
+		rc_packet_out(c, c->peer, EMU_TR_RC | bop, emu_psn_add(k->psn, i), false,
 			      false, ext, bop == EMU_BOP_READ_RESP_MIDDLE ? 0 : sizeof(ext),
 			      host ? host + (uint64_t)i * mtu : NULL, len);
 	}
@@ -262,7 +262,7 @@ static void send_atomic_ack(struct emu_rc_conn *c, uint32_t psn, uint64_t orig)
 
 	emu_aeth_put(ext, EMU_AETH_ACK | EMU_AETH_CREDITS_UNLIMITED, c->resp.msn);
 	emu_atomic_ack_eth_put(ext + EMU_AETH_BYTES, orig);
-	rc_packet_out(c, c->resp.peer, EMU_TR_RC | EMU_BOP_ATOMIC_ACK, psn, false, false,
+	rc_packet_out(c, c->peer, EMU_TR_RC | EMU_BOP_ATOMIC_ACK, psn, false, false,
 		      ext, sizeof(ext), NULL, 0);
 	c->resp.ack_pending = false;
 }
@@ -407,7 +407,6 @@ void rc_resp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
 	k.xrc_bad = emu_qp_is_xrc_tgt(c->qp) && !emu_xrc_wire_bind(c->qp, rx->pkt, l);
 	k.data = rx->pkt + hl;
 	k.len = (uint32_t)(rx->len - hl - bth->pad);
-	c->resp.peer = rx->src;
 	if (k.uc)
 		uc_request(c, &k);
 	else

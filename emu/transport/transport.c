@@ -15,6 +15,7 @@
 #include "adapter/wqe.h"
 #include "base/config.h"
 #include "base/guard.h"
+#include "transport/admission.h"
 #include "transport/gsi.h"
 #include "transport/rc.h"
 #include "transport/xrc_wire.h"
@@ -22,6 +23,7 @@
 #include "transport/ud.h"
 #include "wire/faults.h"
 #include "wire/identity.h"
+#include "wire/peer_filter.h"
 #include "wire/vxlan.h"
 
 /* packets one pass reads from a port at most before it goes on */
@@ -38,6 +40,13 @@ static void qp_modified(struct emu_qp *qp, int cur, int next)
 	 * next RTR and RTS set */
 	if (next == EMU_QPS_RESET)
 		rc_conn_free(qp);
+	emu_admission_qp_modified(qp, next);
+}
+
+static void qp_destroyed(struct emu_qp *qp)
+{
+	rc_conn_free(qp);
+	emu_admission_qp_destroyed(qp);
 }
 
 static const struct emu_remote_ops ops = {
@@ -47,20 +56,8 @@ static const struct emu_remote_ops ops = {
 	.rc_queue_local = rc_queue_local,
 	.sq_flush = rc_sq_flush,
 	.qp_modified = qp_modified,
-	.qp_destroyed = rc_conn_free,
+	.qp_destroyed = qp_destroyed,
 };
-
-/* The QP an RC/UC packet is for: of this port, of that transport, ready. */
-static struct emu_qp *rc_target(const struct emu_rx *rx, const struct emu_bth *bth)
-{
-	struct emu_qp *d = emu_qp_by_dest_qpn(bth->dest_qpn);
-	uint8_t type = emu_wire_qp_type(bth->opcode);
-
-	if (!d || !d->used || d->is_wq || d->is_rss || d->lost || d->type != type ||
-	    (d->port ? d->port : 1) != rx->port || !emu_qp_can_receive(d))
-		return NULL;
-	return d;
-}
 
 /* Touched by the guarded part, read after a fault (not a local). */
 static struct {
@@ -71,12 +68,15 @@ static struct {
 static void rc_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
 			const struct emu_ext_layout *l)
 {
-	struct emu_qp *d = rc_target(rx, bth);
+	uint32_t path;
+	struct emu_qp *d = emu_admit_connected(rx, bth, &path);
 	uint8_t bop = bth->opcode & 0x1f;
 	struct emu_guard g;
 
 	if (!d || !(rx_at.conn = rc_conn_get(d)))
 		return;
+	/* every answer goes to the QP's path, whatever the packet says */
+	rx_at.conn->peer = path;
 	rx_at.completer = bop >= EMU_BOP_READ_RESP_FIRST && bop <= EMU_BOP_ATOMIC_ACK;
 	if (!EMU_GUARD_ENTER(&g)) {
 		/* the program unmapped memory a registration covers */
@@ -104,8 +104,10 @@ static void dispatch(const struct emu_rx *rx)
 
 	emu_bth_get(rx->pkt, &bth);
 	if (!emu_roce_layout(bth.opcode, &l) || rx->len < (size_t)(EMU_BTH_BYTES + l.len) ||
-	    bth.pkey != EMU_DEFAULT_PKEY)
+	    bth.pkey != EMU_DEFAULT_PKEY) {
+		emu_admit_refuse(rx);
 		return;
+	}
 	if ((bth.opcode & 0xe0) == EMU_TR_UD) {
 		/* QP1's MADs belong to the connection manager, never to a QP */
 		if (!emu_gsi_receive(rx, bth.dest_qpn))
@@ -250,6 +252,9 @@ int emu_transport_init(void)
 			.arg = (void *)(uintptr_t)p,
 		};
 
+		/* a kernel that refuses the filter leaves the port open to
+		 * every datagram; the engine's checks still apply */
+		emu_peer_filter_init(p);
 		err = emu_engine_add_source(&src);
 	}
 	if (!err)

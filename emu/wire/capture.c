@@ -8,11 +8,15 @@
 #include "wire/capture.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <pcap/pcap.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "wire/icrc.h"
 #include "wire/identity.h"
@@ -20,7 +24,7 @@
 
 static struct {
 	pcap_t *(*open_dead)(int, int);
-	pcap_dumper_t *(*dump_open)(pcap_t *, const char *);
+	pcap_dumper_t *(*dump_fopen)(pcap_t *, FILE *);
 	void (*dump)(u_char *, const struct pcap_pkthdr *, const u_char *);
 	int (*dump_flush)(pcap_dumper_t *);
 	void (*dump_close)(pcap_dumper_t *);
@@ -45,18 +49,50 @@ static int load_libpcap(void)
 		return -1;
 	}
 	*(void **)&pc.open_dead = dlsym(h, "pcap_open_dead");
-	*(void **)&pc.dump_open = dlsym(h, "pcap_dump_open");
+	*(void **)&pc.dump_fopen = dlsym(h, "pcap_dump_fopen");
 	*(void **)&pc.dump = dlsym(h, "pcap_dump");
 	*(void **)&pc.dump_flush = dlsym(h, "pcap_dump_flush");
 	*(void **)&pc.dump_close = dlsym(h, "pcap_dump_close");
 	*(void **)&pc.close = dlsym(h, "pcap_close");
 	*(void **)&pc.geterr = dlsym(h, "pcap_geterr");
-	if (!pc.open_dead || !pc.dump_open || !pc.dump || !pc.dump_flush ||
+	if (!pc.open_dead || !pc.dump_fopen || !pc.dump || !pc.dump_flush ||
 	    !pc.dump_close || !pc.close || !pc.geterr) {
 		fprintf(stderr, "mlx4emu: --pcap: libpcap lacks the dump functions\n");
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * A capture holds every payload the program moved: the file is the
+ * user's alone (0600, also when it existed: it is truncated and its mode
+ * narrowed), as tcpdump's -w would give it under a umask of 077.
+ */
+static pcap_dumper_t *dump_private(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	pcap_dumper_t *d;
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0 || fstat(fd, &st) || (st.st_mode & 077 && fchmod(fd, 0600))) {
+		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "wb");
+	if (!f) {
+		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	d = pc.dump_fopen(dead, f);
+	if (!d) {
+		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, pc.geterr(dead));
+		fclose(f);
+	}
+	return d;
 }
 
 int emu_capture_open(const char *path)
@@ -68,9 +104,8 @@ int emu_capture_open(const char *path)
 		fprintf(stderr, "mlx4emu: pcap_open_dead failed\n");
 		return -1;
 	}
-	dumper = pc.dump_open(dead, path);
+	dumper = dump_private(path);
 	if (!dumper) {
-		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, pc.geterr(dead));
 		pc.close(dead);
 		dead = NULL;
 		return -1;

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <stdatomic.h>
@@ -62,7 +63,7 @@ static uint8_t rx_buf[RX_MSGS][RX_MSG_BYTES];
 
 /* What each port lost on the way (read by any thread, hence atomic). */
 struct link_port {
-	atomic_uint_fast64_t tx_packets, tx_lost, rx_packets, rx_overflow, rx_bad;
+	atomic_uint_fast64_t tx_packets, tx_lost, rx_packets, rx_overflow, rx_bad, rx_refused;
 	uint32_t ovfl_seen;	/* the socket's SO_RXQ_OVFL count last read */
 };
 
@@ -535,13 +536,42 @@ int emu_link_recv(unsigned port, struct emu_rx *rx, int max, bool *more)
 	return n;
 }
 
+/*
+ * The socket's drop count as the kernel holds it now (SO_MEMINFO): also
+ * the drops no datagram read since has reported (SO_RXQ_OVFL comes with
+ * the next one), such as a flood the filter refused on a port that then
+ * received nothing.  false when the kernel does not say.
+ */
+static bool kernel_drops(unsigned port, uint64_t *out)
+{
+	uint32_t mem[SK_MEMINFO_VARS] = { 0 };
+	socklen_t len = sizeof(mem);
+	int fd = emu_port_socket(port);
+
+	if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) ||
+	    len <= SK_MEMINFO_DROPS * sizeof(mem[0]))
+		return false;
+	*out = mem[SK_MEMINFO_DROPS];
+	return true;
+}
+
 void emu_link_counters(unsigned port, struct emu_link_counters *out)
 {
 	const struct link_port *lp = &link_ports[port - 1];
+	uint64_t drops;
 
 	out->tx_packets = atomic_load(&lp->tx_packets);
 	out->tx_lost = atomic_load(&lp->tx_lost);
 	out->rx_packets = atomic_load(&lp->rx_packets);
 	out->rx_overflow = atomic_load(&lp->rx_overflow);
 	out->rx_bad = atomic_load(&lp->rx_bad);
+	out->rx_refused = atomic_load(&lp->rx_refused);
+	if (kernel_drops(port, &drops) && drops > out->rx_overflow)
+		out->rx_overflow = drops;
+}
+
+void emu_link_count_refused(unsigned port)
+{
+	if (port >= 1 && port <= 2)
+		add(&link_ports[port - 1].rx_refused, 1);
 }

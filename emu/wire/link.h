@@ -99,8 +99,12 @@ struct emu_link_counters {
 				 * (SO_RXQ_OVFL) */
 	uint64_t rx_bad;	/* a bad ICRC, too short, truncated, or not
 				 * from UDP port 4791 */
+	uint64_t rx_refused;	/* whole and sound, but no QP took it: the
+				 * receive checks (transport/admission.h) */
 };
 
 void emu_link_counters(unsigned port, struct emu_link_counters *out);
+/* One packet of `port` the receive checks dropped (rx_refused). */
+void emu_link_count_refused(unsigned port);
 
 #endif

@@ -11,7 +11,7 @@ set -u
 run="$1"; opts="$2"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mckey.XXXXXX")
 pids=""
-trap 'for p in $pids; do kill $p 2>/dev/null; done; rm -rf "$dir"' EXIT
+trap 'for p in $pids; do kill $p 2>/dev/null; done; [ -n "${MCKEY_KEEP:-}" ] || rm -rf "$dir"' EXIT
 rand() { od -An -N2 -tu2 /dev/urandom | tr -d ' '; }
 net="127.$((20 + $(rand) % 200)).$((1 + $(rand) % 190))"
 group="224.0.1.$((1 + $(rand) % 250))"

@@ -4,7 +4,8 @@
  * under the device (argv[1] = mlx4emu-run) must remove only the user's
  * own stale trees, never follow a planted symlink, leave other users'
  * trees and trees whose lock is held (a live process, possibly in another
- * pid namespace) alone, and refuse a base directory that is not private.
+ * pid namespace) alone, refuse a base directory that is not private, and
+ * reclaim the per-process bases that killed processes left behind.
  * Every case runs in a fresh directory standing in for /tmp.
  */
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -248,6 +250,110 @@ static void test_base_made_private(void **state)
 	assert_int_equal(entries(base), 0);
 }
 
+/* A per-process base top/mlx4emu-<uid>.SUFFIX, 0700, holding a stale
+ * tree (a directory and its unlocked lock). */
+static void plant_private_base(const char *suffix, char *out, size_t len)
+{
+	char p[512];
+
+	pathf(out, len, "%s.%s", base, suffix);
+	assert_int_equal(mkdir(out, 0700), 0);
+	pathf(p, sizeof(p), "%s/mlx4emu.99999999.stale1", out);
+	assert_int_equal(mkdir(p, 0755), 0);
+	pathf(p, sizeof(p), "%s/mlx4emu.99999999.stale1.lock", out);
+	put(p);
+}
+
+/* Waits (10 s at most) for a per-process base not planted here (their
+ * suffixes end in "01") to hold a tree; its path goes to out. */
+static bool wait_private_base(char *out, size_t len)
+{
+	for (int tries = 0; tries < 200; tries++) {
+		DIR *d = opendir(top);
+		struct dirent *e;
+		bool found = false;
+
+		assert_non_null(d);
+		while ((e = readdir(d)) && !found) {
+			char p[512];
+
+			pathf(p, sizeof(p), "%s/%s", top, e->d_name);
+			if (strncmp(p, base, strlen(base)) || p[strlen(base)] != '.' ||
+			    !strcmp(p + strlen(p) - 2, "01"))
+				continue;
+			found = entries(p) >= 2;
+			if (found)
+				pathf(out, len, "%s", p);
+		}
+		closedir(d);
+		if (found)
+			return true;
+		usleep(50000);
+	}
+	return false;
+}
+
+/*
+ * The shared base is taken (a link), so each process uses a base of its
+ * own.  A process killed leaves its base behind; the next process
+ * reclaims it and a planted leaked one, leaves alone the base of a live
+ * process (its lock held), one that is a link and one of another user,
+ * and removes its own at exit.
+ */
+static void test_private_base_reclaimed(void **state)
+{
+	char victim[320], leaked[400], live[400], killed[400], linked[400], theirs[400];
+	char cmd[1024];
+	bool found, leaked_gone;
+	int live_fd;
+	pid_t pid;
+
+	(void)state;
+	plant_victim(victim, sizeof(victim));
+	assert_int_equal(symlink(victim, base), 0);
+	plant_private_base("leak01", leaked, sizeof(leaked));
+	plant_private_base("live01", live, sizeof(live));
+	live_fd = open(live, O_RDONLY | O_DIRECTORY);
+	assert_true(live_fd >= 0);
+	assert_int_equal(flock(live_fd, LOCK_EX), 0);
+	pathf(linked, sizeof(linked), "%s.link01", base);
+	assert_int_equal(symlink(victim, linked), 0);
+	if (geteuid() == 0) {
+		plant_private_base("thrs01", theirs, sizeof(theirs));
+		assert_int_equal(chown(theirs, OTHER_UID, OTHER_UID), 0);
+	}
+
+	/* a process that is killed while it runs */
+	pathf(cmd, sizeof(cmd), "TMPDIR=%s", top);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		putenv(cmd);
+		unsetenv("XDG_RUNTIME_DIR");
+		execl(run, run, "sleep", "30", (char *)NULL);
+		_exit(127);
+	}
+	found = wait_private_base(killed, sizeof(killed));
+	/* the planted leaked base went with that process's start */
+	leaked_gone = !exists(leaked);
+	kill(-pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	assert_true(found);
+	assert_true(leaked_gone);
+	assert_true(exists(killed));
+
+	assert_true(run_device());
+	assert_false(exists(killed));
+	assert_true(exists(live));
+	assert_int_equal(entries(live), 2);
+	assert_true(exists(linked));
+	assert_victim_intact(victim);
+	if (geteuid() == 0)
+		assert_true(exists(theirs));
+	close(live_fd);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +361,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_base_is_a_link, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_base_of_another_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_base_made_private, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_private_base_reclaimed, setup, teardown),
 	};
 
 	if (argc != 2) {
