@@ -5,9 +5,9 @@
  * bookkeeping included (the handles have wrid tables), so that both sides
  * hand the same information back:
  *  - posts: one-call write (wr_id as its argument) + mlx4dv_sq_ring_doorbell()
- *    (or mlx4dv_sq_ring_bf()); mlx4dv_rq_post() / mlx4dv_rq_write() +
+ *    (or mlx4dv_sq_ring_one()); mlx4dv_rq_post() / mlx4dv_rq_write() +
  *    mlx4dv_rq_ring_doorbell();
- *  - polls, lean: mlx4dv_cq_poll_send() (owner, status, QPN, SQ
+ *  - polls, lean: mlx4dv_cq_poll_sq() (owner, status, QPN, SQ
  *    accounting and wr_id in one call) per CQE + mlx4dv_cq_update_ci()
  *    per call (per CQE for poll_hit, per 16 for poll_batch16); the full
  *    loops keep the composable form, mlx4dv_cq_next() +
@@ -112,9 +112,9 @@ static void build_ud_dest(struct bench_env *env, struct direct_state *ds)
 		memcpy(eth.mac, ref.mac, 6);
 		eth.vlan_id = 0xffff;
 	}
-	err = mlx4dv_ud_av_init(&ds->ud_dest, pdn, &ah, env->ethernet ? &eth : NULL);
+	err = mlx4dv_ud_av_from_attr(&ds->ud_dest, pdn, &ah, env->ethernet ? &eth : NULL);
 	if (err)
-		bench_die("mlx4dv_ud_av_init: %s", strerror(err));
+		bench_die("mlx4dv_ud_av_from_attr: %s", strerror(err));
 	/* On InfiniBand libmlx4 leaves the AH's VLAN and MAC unset
 	 * (providers/mlx4/verbs.c mlx4_create_ah: malloc, only the AV is
 	 * zeroed), so only Ethernet compares them. */
@@ -243,7 +243,7 @@ BENCH_INLINE uint32_t take_send(struct mlx4dv_cq_ring *cq,
 				 struct mlx4dv_sq_ring *sq, uint64_t *wr_id,
 				 int *bad)
 {
-	int r = mlx4dv_cq_poll_send(cq, sq, wr_id);
+	int r = mlx4dv_cq_poll_sq(cq, sq, wr_id, NULL);
 
 	if (r) {
 		*bad |= r == EAGAIN ? 0 : r;
@@ -308,7 +308,7 @@ static void direct_write_batch_tmpl(struct bench_lane *l, struct bench_meter *m,
 	uint32_t posted = 0;
 	int err;
 
-	err = mlx4dv_sq_wqe_template_init(&t, sq, IBV_WR_RDMA_WRITE, l->rkey,
+	err = mlx4dv_sq_wqe_template_set(&t, sq, IBV_WR_RDMA_WRITE, l->rkey,
 					  l->lkey, BENCH_WRITE_BYTES, IBV_SEND_SIGNALED,
 					  0);
 	check_posted(err, "RDMA write template");
@@ -393,7 +393,7 @@ static void direct_blueflame(struct bench_lane *l, struct bench_meter *m, uint32
 		uint32_t head = sq->head;
 
 		err |= post_inline_send(&a, sq, i);
-		by_bf += (uint32_t)mlx4dv_sq_ring_bf(sq, head);
+		by_bf += (uint32_t)mlx4dv_sq_ring_one(sq, head);
 	}
 	bench_meter_stop(m, n);
 	check_posted(err, "BlueFlame send");
@@ -566,7 +566,7 @@ static void direct_poll_hit_wc(struct bench_lane *l, struct bench_meter *m, uint
 	expect_empty(l);
 }
 
-/* The receive twin of poll_hit: mlx4dv_cq_poll_recv() (owner, opcode,
+/* The receive twin of poll_hit: mlx4dv_cq_poll_rq() (owner, opcode,
  * QPN, RQ accounting, wr_id and byte count in one call) and
  * mlx4dv_cq_update_ci() per CQE. */
 static void direct_poll_recv(struct bench_lane *l, struct bench_meter *m, uint32_t n)
@@ -591,7 +591,7 @@ static void direct_poll_recv(struct bench_lane *l, struct bench_meter *m, uint32
 	for (uint32_t i = 0; i < n; i++) {
 		uint64_t wr_id = 0;
 		uint32_t byte_len = 0;
-		int r = mlx4dv_cq_poll_recv(cq, rq, &wr_id, &byte_len, NULL);
+		int r = mlx4dv_cq_poll_rq(cq, rq, &wr_id, &byte_len, NULL);
 
 		if (r) {
 			bad |= r == EAGAIN ? 0 : r;
@@ -642,7 +642,7 @@ static void direct_poll_batch(struct bench_lane *l, struct bench_meter *m, uint3
 		while (c < BENCH_POLL_BATCH) {
 			uint64_t wr_id = 0;
 
-			r = mlx4dv_cq_poll_send(cq, sq, &wr_id);
+			r = mlx4dv_cq_poll_sq(cq, sq, &wr_id, NULL);
 			if (r)
 				break;
 			id_sum += wr_id;

@@ -116,17 +116,23 @@ elapsed=$(( $(date +%s) - start ))
 main_rows="$out/main.rows"
 : >"$main_rows"
 : >"$out/header-functions.txt"
-# The header as the program was built (copied by the build), else the
-# source tree's, which must not have changed since.
-header="$build/bench/mlx4dv.h.built"
-if [ ! -f "$header" ]; then
+# The header and its parts as the program was built (copied by the
+# build), else the source tree's, which must not have changed since.
+include="$build/bench/include.built"
+if [ ! -d "$include" ]; then
 	src=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt")
-	header="$src/include/infiniband/mlx4dv.h"
-	if [ "$header" -nt "$bench" ]; then
-		echo "run-callgrind.sh: $header changed after mlx4dv_bench was built;" \
-		     "rebuild, or the per-function costs name the wrong lines" >&2
-	fi
+	include="$src/include"
+	for h in "$include"/infiniband/mlx4dv.h "$include"/infiniband/mlx4dv/*.h; do
+		if [ "$h" -nt "$bench" ]; then
+			echo "run-callgrind.sh: $h changed after mlx4dv_bench was built;" \
+			     "rebuild, or the per-function costs name the wrong lines" >&2
+		fi
+	done
 fi
+headers=("$include"/infiniband/mlx4dv.h)
+for h in "$include"/infiniband/mlx4dv/*.h; do
+	[ -e "$h" ] && headers+=("$h")
+done
 for f in "$out"/cg.*.*.*-01; do
 	[ -e "$f" ] || continue
 	desc=$(sed -n 's/^desc: Trigger: Client Request: //p' "$f")
@@ -141,8 +147,8 @@ for f in "$out"/cg.*.*.*-01; do
 		callgrind_annotate --auto=yes --context=1 "$f" >"$out/annotate/$c.$p.source.txt" 2>/dev/null || true
 		{
 			echo "== $c: Ir per operation by header function"
-			awk -v hdr="include/infiniband/mlx4dv.h" -v ops="$ops" \
-				-f "$here/header-costs.awk" "$header" "$out/annotate/$c.$p.source.txt"
+			awk -v ops="$ops" -f "$here/header-costs.awk" \
+				"${headers[@]}" "$out/annotate/$c.$p.source.txt"
 			echo
 		} >"$out/annotate/$c.$p.header-functions.txt"
 	fi

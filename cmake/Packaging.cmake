@@ -52,7 +52,7 @@ add_custom_command(OUTPUT ${MLX4DV_MAN_STAMP}
     ${PROJECT_SOURCE_DIR}/include/infiniband/mlx4dv.h ${MLX4DV_MAN3_DIR}
     ${PROJECT_VERSION}
   COMMAND ${CMAKE_COMMAND} -E touch ${MLX4DV_MAN_STAMP}
-  DEPENDS ${PROJECT_SOURCE_DIR}/include/infiniband/mlx4dv.h
+  DEPENDS ${MLX4DV_HEADER_FILES}
     ${PROJECT_SOURCE_DIR}/docs/man/mangen.py
   COMMENT "Reference pages from <infiniband/mlx4dv.h>")
 add_custom_target(mlx4dv_man_pages ALL DEPENDS ${MLX4DV_MAN_STAMP})

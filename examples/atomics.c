@@ -355,7 +355,7 @@ static int poll_ops(struct atomic_test *t)
 			break;
 		}
 		if (!mlx4dv_cqe_is_send(cqe) ||
-		    !mlx4dv_sq_complete(&t->rings.sq, mlx4dv_cqe_wqe_index(cqe), &wr_id) ||
+		    mlx4dv_sq_complete_cqe(&t->rings.sq, cqe, &wr_id) != 0 ||
 		    wr_id != t->completed) {
 			fprintf(stderr, "unexpected CQE (WQE %u, operation %" PRIu64
 				", expected %" PRIu64 ")\n", mlx4dv_cqe_wqe_index(cqe),
@@ -393,7 +393,7 @@ static int run(struct atomic_test *t)
 			k++;
 		}
 		if (k)
-			mlx4dv_sq_ring_bf(&t->rings.sq, head_before);
+			(void)mlx4dv_sq_ring_one(&t->rings.sq, head_before);
 		if (poll_ops(t) < 0)
 			return -1;
 		if (ex_watchdog_stalled(&wd, t->completed)) {
@@ -484,7 +484,7 @@ static int probe_add_one(struct atomic_test *t, uint64_t result_index)
 			return -1;
 		}
 	}
-	if (mlx4dv_cqe_is_error(cqe) || !mlx4dv_sq_complete(sq, mlx4dv_cqe_wqe_index(cqe), NULL)) {
+	if (mlx4dv_cqe_is_error(cqe) || mlx4dv_sq_complete_cqe(sq, cqe, NULL) != 0) {
 		fprintf(stderr, "probe: fetch-and-add failed: %s (syndrome 0x%02x)\n",
 			ibv_wc_status_str(mlx4dv_cqe_wc_status(cqe)), mlx4dv_cqe_syndrome(cqe));
 		return -1;

@@ -373,7 +373,7 @@ static int poll_sends(struct eth_side *s)
 		if (mlx4dv_cqe_is_error(cqe))
 			return error_cqe(s, cqe);
 		if (!mlx4dv_cqe_is_send(cqe) ||
-		    !mlx4dv_sq_complete(&s->rings.sq, mlx4dv_cqe_wqe_index(cqe), &wr_id) ||
+		    mlx4dv_sq_complete_cqe(&s->rings.sq, cqe, &wr_id) != 0 ||
 		    wr_id >= s->sent || wr_id < s->send_completed) {
 			fprintf(stderr, "%s: unexpected send CQE (WQE %u)\n", s->name,
 				mlx4dv_cqe_wqe_index(cqe));

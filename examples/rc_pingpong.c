@@ -138,7 +138,7 @@ static int post_send(struct pp_side *s)
 		fprintf(stderr, "%s: mlx4dv_sq_write_send: %s\n", s->name, strerror(ret));
 		return -1;
 	}
-	if (mlx4dv_sq_ring_bf(&s->rings.sq, head_before))
+	if (mlx4dv_sq_ring_one(&s->rings.sq, head_before) == MLX4DV_SQ_HANDOVER_BLUEFLAME)
 		s->bf_posts++;
 	s->sends_posted++;
 	return 0;
@@ -159,7 +159,7 @@ static int complete_send(struct pp_side *s, const struct mlx4_cqe *cqe)
 	uint64_t wr_id = UINT64_MAX;
 
 	if (mlx4dv_cqe_opcode(cqe) != MLX4_OPCODE_SEND ||
-	    !mlx4dv_sq_complete(&s->rings.sq, mlx4dv_cqe_wqe_index(cqe), &wr_id) ||
+	    mlx4dv_sq_complete_cqe(&s->rings.sq, cqe, &wr_id) != 0 ||
 	    wr_id != s->sends_done) {
 		fprintf(stderr, "%s: unexpected send completion (opcode 0x%x, WQE %u, wr_id %" PRIu64
 			", expected send %" PRIu64 ")\n", s->name, mlx4dv_cqe_opcode(cqe),

@@ -8,7 +8,8 @@
  * every --signal-every WQEs (and on the last one), optionally with the
  * payload inline in the WQE (--inline) and single-WQE posts through a
  * BlueFlame register (--bf, which asks libmlx4dv for a register of the
- * handle's own). With --verbs, the same workload then runs through
+ * handle's own), or each batch built from a WQE template (--template:
+ * the constant words prepared once, a few stores per WQE). With --verbs, the same workload then runs through
  * ibv_post_send()/ibv_poll_cq() on a second, identically configured pair
  * of QPs, and both rates are reported with their ratio.
  *
@@ -41,7 +42,8 @@ static const struct ex_program program = {
 	.name = "rdma_write_bw",
 	.summary = "Streaming RDMA WRITE through the mlx4dv.h data path, optionally compared with ibv_post_send.",
 	.extras = EX_OPT_BATCH | EX_OPT_INLINE | EX_OPT_BLUEFLAME |
-		  EX_OPT_SIGNAL_EVERY | EX_OPT_VERBS | EX_OPT_PEER,
+		  EX_OPT_SIGNAL_EVERY | EX_OPT_VERBS | EX_OPT_PEER |
+		  EX_OPT_TEMPLATE,
 	.default_size = 64,
 	.min_size = 1,
 	.max_size = 1u << 20,
@@ -63,6 +65,7 @@ struct bw_run {
 	struct ex_endpoint	writer;
 	struct ex_endpoint	target;
 	struct mlx4dv_qp_rings	rings;		/* direct only: writer's handles */
+	struct mlx4dv_sq_wqe_template tmpl;	/* direct --template: the WRITE */
 	bool			rings_ready;
 	size_t			size;
 	uint32_t		window;		/* source slots = SQ capacity */
@@ -118,6 +121,20 @@ static int init_direct(struct bw_run *r, const struct ex_options *opts)
 		       opts->batch);
 	if (r->window > r->rings.sq.max_post)
 		r->window = r->rings.sq.max_post;
+	if (opts->template_batch) {
+		/* Everything but the addresses, wr_id and the completion
+		 * request is the same in every WRITE of the run. */
+		ret = mlx4dv_sq_wqe_template_set(&r->tmpl, &r->rings.sq,
+						 IBV_WR_RDMA_WRITE,
+						 r->writer.remote.rkey,
+						 r->writer.mr->lkey,
+						 (uint32_t)r->size, 0, 0);
+		if (ret) {
+			fprintf(stderr, "%s: mlx4dv_sq_wqe_template_set: %s\n",
+				r->label, strerror(ret));
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -141,6 +158,45 @@ static int direct_post_one(struct bw_run *r, const struct ex_options *opts,
 	return mlx4dv_sq_write_rdma_write(sq, i, rkey, raddr, &sge, 1, flags);
 }
 
+/* Up to n WRITEs from the template: room for n reserved once, then per
+ * WQE the addresses, wr_id and the completion request; the batch's end
+ * publishes them and one doorbell tells the device. Returns the WQEs
+ * posted (0 when the ring has no room for n yet), or -1. */
+static int direct_post_template_batch(struct bw_run *r,
+				      const struct ex_options *opts, uint32_t n)
+{
+	struct mlx4dv_sq_ring *sq = &r->rings.sq;
+	struct mlx4dv_sq_batch b;
+	uint32_t k;
+	int ret = mlx4dv_sq_batch_begin(sq, &b, &r->tmpl, n);
+
+	if (ret == ENOMEM)	/* fewer than n free WQEBBs: complete some first */
+		return 0;
+	if (ret) {
+		fprintf(stderr, "%s: mlx4dv_sq_batch_begin: %s\n", r->label, strerror(ret));
+		return -1;
+	}
+	for (k = 0; k < n; k++) {
+		uint64_t i = r->posted + k;
+		uint8_t *src = source_slot(r, (uint32_t)(i % r->window));
+		uint32_t flags = wants_completion(r, opts, i) ? IBV_SEND_SIGNALED : 0;
+
+		ret = mlx4dv_sq_batch_write_flags(&b, i, target_addr(r, i),
+						  (uintptr_t)src, flags);
+		if (ret) {
+			fprintf(stderr, "%s: batch write of write %" PRIu64 ": %s\n",
+				r->label, i, strerror(ret));
+			mlx4dv_sq_batch_end(sq, &b);
+			return -1;
+		}
+	}
+	k = mlx4dv_sq_batch_end(sq, &b);
+	mlx4dv_sq_ring_doorbell(sq);
+	r->doorbells++;
+	r->posted += k;
+	return (int)k;
+}
+
 /* Builds up to n WQEs, then one doorbell (or BlueFlame for a single WQE
  * when asked). Returns the WQEs posted, or -1. */
 static int direct_post_batch(struct bw_run *r, const struct ex_options *opts,
@@ -149,6 +205,9 @@ static int direct_post_batch(struct bw_run *r, const struct ex_options *opts,
 	struct mlx4dv_sq_ring *sq = &r->rings.sq;
 	uint32_t head_before = sq->head;
 	uint32_t k;
+
+	if (opts->template_batch)
+		return direct_post_template_batch(r, opts, n);
 
 	for (k = 0; k < n; k++) {
 		int ret = direct_post_one(r, opts, r->posted + k);
@@ -163,7 +222,7 @@ static int direct_post_batch(struct bw_run *r, const struct ex_options *opts,
 	}
 	if (!k)
 		return 0;
-	if (opts->blueflame && k == 1 && mlx4dv_sq_ring_bf(sq, head_before))
+	if (opts->blueflame && k == 1 && mlx4dv_sq_ring_one(sq, head_before) == MLX4DV_SQ_HANDOVER_BLUEFLAME)
 		r->bf_posts++;
 	else if (!(opts->blueflame && k == 1))
 		mlx4dv_sq_ring_doorbell(sq);
@@ -191,7 +250,7 @@ static int direct_poll(struct bw_run *r)
 		}
 		if (!mlx4dv_cqe_is_send(cqe) ||
 		    mlx4dv_cqe_wc_opcode(cqe) != IBV_WC_RDMA_WRITE ||
-		    !mlx4dv_sq_complete(&r->rings.sq, mlx4dv_cqe_wqe_index(cqe), &wr_id) ||
+		    mlx4dv_sq_complete_cqe(&r->rings.sq, cqe, &wr_id) != 0 ||
 		    wr_id < r->completed || wr_id >= r->posted) {
 			fprintf(stderr, "%s: unexpected CQE (opcode 0x%x, WQE %u, write %" PRIu64 ")\n",
 				r->label, mlx4dv_cqe_opcode(cqe), mlx4dv_cqe_wqe_index(cqe), wr_id);
@@ -396,6 +455,11 @@ static int prepare_writer(struct bw_run *r, const struct ex_options *opts)
 	if (opts->signal_every > r->window / 2) {
 		fprintf(stderr, "%s: --signal-every %u exceeds half the send queue (%u WQEs)\n",
 			program.name, opts->signal_every, r->window);
+		return -1;
+	}
+	if (opts->template_batch && (opts->use_inline || opts->blueflame)) {
+		fprintf(stderr, "%s: --template builds gather WQEs rung by the doorbell: "
+			"not with --inline or --bf\n", program.name);
 		return -1;
 	}
 	if (opts->batch > r->window) {
@@ -610,7 +674,7 @@ int main(int argc, char **argv)
 
 	printf("%s: %s port %u, %zu-byte writes, %u writes, batch %u, completion every %u, %s, BlueFlame %s%s\n",
 	       program.name, dev.name, dev.port, opts.size, opts.iters, opts.batch,
-	       opts.signal_every, opts.use_inline ? "inline" : "gather",
+	       opts.signal_every, opts.use_inline ? "inline" : opts.template_batch ? "gather, from a template" : "gather",
 	       opts.blueflame ? "requested" : "off",
 	       !opts.two_process ? "" : opts.host ? ", writer (client)" : ", target (server)");
 	if ((opts.two_process ? two_processes : one_process)(&dev, &opts, &direct, &verbs))

@@ -303,7 +303,7 @@ static int poll_send_cq(struct ud_test *t)
 		if (mlx4dv_cqe_is_error(cqe))
 			return error_cqe("sender's CQ", cqe);
 		if (!mlx4dv_cqe_is_send(cqe) ||
-		    !mlx4dv_sq_complete(&t->sq, mlx4dv_cqe_wqe_index(cqe), &wr_id) ||
+		    mlx4dv_sq_complete_cqe(&t->sq, cqe, &wr_id) != 0 ||
 		    wr_id >= t->sent || wr_id < t->send_completed) {
 			fprintf(stderr, "sender: unexpected CQE (WQE %u, datagram %" PRIu64 ")\n",
 				mlx4dv_cqe_wqe_index(cqe), wr_id);

@@ -305,9 +305,9 @@ void mlx4dv_priv_bf_reg_release(uint8_t *reg)
 	pthread_mutex_unlock(&table_lock);
 }
 
-int mlx4dv_set_blueflame_layout(struct ibv_context *context,
-				uint32_t bf_reg_size,
-				uint32_t bf_regs_per_page)
+int mlx4dv_context_set_bf_layout(struct ibv_context *context,
+				 uint32_t bf_reg_size,
+				 uint32_t bf_regs_per_page)
 {
 	struct context_entry *e;
 	uint32_t regs;
@@ -337,4 +337,13 @@ int mlx4dv_set_blueflame_layout(struct ibv_context *context,
 	}
 	pthread_mutex_unlock(&table_lock);
 	return ret;
+}
+
+/* The 0.1 name (symbol version MLX4DV_0.1), kept while programs link it. */
+int mlx4dv_set_blueflame_layout(struct ibv_context *context,
+				uint32_t bf_reg_size,
+				uint32_t bf_regs_per_page)
+{
+	return mlx4dv_context_set_bf_layout(context, bf_reg_size,
+					    bf_regs_per_page);
 }

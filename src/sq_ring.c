@@ -195,7 +195,7 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 	if (ret)
 		return ret;
 	/* After the grant: MLX4DV_SQ_FAST_WRID follows the wrid table. */
-	mlx4dv_sq_fast_path_init(&ring);
+	mlx4dv_sq_fast_path_update(&ring);
 	*sq = ring;
 	return 0;
 }

@@ -82,7 +82,7 @@ out_cq:
  * The AV as written; the MAC only on an Ethernet port, the VLAN only when
  * port_pd bit 29 says the AV has one: libmlx4 sets them there alone and
  * copies whatever its AH holds otherwise (never initialised), where the
- * device ignores them (mlx4dv_ud_av_init() leaves them 0). The port is
+ * device ignores them (mlx4dv_ud_av_from_attr() leaves them 0). The port is
  * bits 24..28 of port_pd.
  */
 static int ud_av_fill(struct mlx4dv_ud_av *out, struct ibv_context *context,
@@ -143,7 +143,7 @@ static void probe_ah_attr(struct ibv_ah_attr *attr, const struct ibv_port_attr *
 	}
 }
 
-int mlx4dv_pd_number(struct ibv_pd *pd, uint32_t *pdn)
+int mlx4dv_pd_query_pdn(struct ibv_pd *pd, uint32_t *pdn)
 {
 	struct ibv_port_attr port;
 	struct ibv_ah_attr attr;
@@ -172,4 +172,10 @@ int mlx4dv_pd_number(struct ibv_pd *pd, uint32_t *pdn)
 		return dret;
 	*pdn = mlx4dv_ud_av_pdn(&av);
 	return 0;
+}
+
+/* The 0.2 name (symbol version MLX4DV_0.2), kept while programs link it. */
+int mlx4dv_pd_number(struct ibv_pd *pd, uint32_t *pdn)
+{
+	return mlx4dv_pd_query_pdn(pd, pdn);
 }

@@ -21,7 +21,8 @@ import sys
 
 RDMA_CORE_PAGES = {'mlx4dv_init_obj', 'mlx4dv_query_device',
                    'mlx4dv_set_context_attr'}
-LIBRARY_PART = 'Part 6'
+# the title of the banner of lib.h, the part that needs -lmlx4dv
+LIBRARY_PART = 'libmlx4dv: queue handles from ibverbs objects (-lmlx4dv).'
 
 
 def parse(text):
@@ -66,6 +67,9 @@ def parse(text):
         buf = ''
         while j < n:
             line = re.sub(r'/\*.*?\*/', '', lines[j])
+            # a deprecated name's attribute names its replacement in a
+            # string: neither is the declaration's name or prototype
+            line = re.sub(r'__MLX4DV_DEPRECATED\("[^"]*"\)\s*', '', line)
             buf += line + '\n'
             for c in line:
                 if c == '{':
@@ -114,7 +118,8 @@ def is_banner(c):
 
 
 def public(name):
-    return not name.startswith('__') and name != '_MLX4DV_H_'
+    # include guards (_MLX4DV_H_, _MLX4DV_SEND_H_, ...) are no API
+    return not name.startswith('__') and not re.match(r'_MLX4DV(_\w+)?_H_$', name)
 
 
 def start_of(it):
@@ -132,7 +137,7 @@ def collect(text):
     stands between them (no blank line). A comment followed by a blank line
     and then by another comment or a public declaration introduces what
     follows: it becomes the NOTES of the pages after it, until the next
-    banner (a Part or a numbered section)."""
+    banner (a part of the header or a numbered section)."""
     lines, items = parse(text)
     pages = []
     part = ''
@@ -145,7 +150,8 @@ def collect(text):
             c = it[1]
             family = None
             if is_banner(c):
-                m = re.search(r'(Part \d)', c)
+                # a part's banner (=====): its title line names the part
+                m = re.match(r'/\* ={6,}\n \* (.*)\n', c)
                 if m:
                     part = m.group(1)
                 notes = None
@@ -257,13 +263,39 @@ def one_line(page):
     m = re.match(r'^(?:[\w, ()]+?) - (.*)', text)
     if m and page['name'] in text.split(' - ')[0]:
         text = m.group(1)
+    # the whole first sentence, however long: a NAME line cut short
+    # ("...by BlueFlame when...") says less than the page's first line
     sent = re.split(r'(?<=[.:;])\s', text, maxsplit=1)[0].rstrip('.:;')
-    if len(sent) > 110:
-        sent = sent[:107].rsplit(' ', 1)[0] + '...'
     return sent or page['name']
 
 
-def render(page, version):
+SEE_ALSO_MAX = 8
+
+
+def see_also(page, documented, neighbours=()):
+    """The pages this page's text names (functions and macros that have a
+    page, in the order they first appear, at most SEE_ALSO_MAX), after
+    libmlx4dv(7); rdma-core's pages when named. A page that names fewer
+    than two gets its neighbours in the header (the pages before and
+    after it in the same part) too."""
+    text = '\n'.join((page['doc'] or '', page['notes'] or ''))
+    own = set(page['names'])
+    seen = []
+    for m in re.finditer(r'\b((?:mlx4dv|MLX4DV)_\w+)', text):
+        name = m.group(1)
+        if name in own or name in seen:
+            continue
+        if name in documented or name in RDMA_CORE_PAGES:
+            seen.append(name)
+        if len(seen) == SEE_ALSO_MAX:
+            break
+    if len(seen) < 2:
+        seen += [n for n in neighbours if n not in own and n not in seen]
+    refs = ['.BR libmlx4dv (7)'] + ['.BR %s (3)' % n for n in seen]
+    return [r + ',' for r in refs[:-1]] + [refs[-1]]
+
+
+def render(page, version, documented=frozenset(), neighbours=()):
     name = page['name']
     title = name.upper()
     lib = page['part'] == LIBRARY_PART and page['kind'] == 'func'
@@ -290,13 +322,34 @@ def render(page, version):
     out.append('.fi')
     if page['notes']:
         out += ['.SH NOTES', '.nf'] + roff_text(clean_comment(page['notes'])) + ['.fi']
-    out += ['.SH SEE ALSO', '.BR libmlx4dv (7),', '.BR mlx4dv_init_obj (3)']
+    out += ['.SH SEE ALSO'] + see_also(page, documented, neighbours)
     return '\n'.join(out) + '\n'
+
+
+PART_INCLUDE = re.compile(r'^#include <infiniband/mlx4dv/([a-z0-9_]+)\.h>\n', re.M)
+
+
+def header_text(umbrella):
+    """The umbrella with its parts spliced in where each is first
+    included (later includes dropped, as the include guards drop them)."""
+    parts_dir = os.path.join(os.path.dirname(umbrella), 'mlx4dv')
+    seen = set()
+
+    def splice(m):
+        part = m.group(1)
+        if part in seen:
+            return ''
+        seen.add(part)
+        with open(os.path.join(parts_dir, part + '.h')) as f:
+            return PART_INCLUDE.sub(splice, f.read())
+
+    with open(umbrella) as f:
+        return PART_INCLUDE.sub(splice, f.read())
 
 
 def main(argv):
     header, outdir, version = argv[1], argv[2], argv[3]
-    pages = collect(open(header).read())
+    pages = collect(header_text(header))
     if '--list' in argv:
         for p in pages:
             print(p['name'], ' '.join(p['names'][1:]), '' if p['doc'] else '(NO DOC)')
@@ -305,13 +358,18 @@ def main(argv):
     for f in os.listdir(outdir):
         if f.endswith('.3'):
             os.remove(os.path.join(outdir, f))
-    for p in pages:
+    documented = set(n for p in pages if p['doc'] for n in p['names'])
+    with_doc = [p for p in pages if p['doc']]
+    for i, p in enumerate(pages):
         if not p['doc']:
             print('mangen: %s has no doc comment, no page' % p['name'],
                   file=sys.stderr)
             continue
         with open(os.path.join(outdir, p['name'] + '.3'), 'w') as f:
-            f.write(render(p, version))
+            k = with_doc.index(p)
+            near = [q['name'] for q in with_doc[max(k - 1, 0):k + 2]
+                    if q is not p and q['part'] == p['part']]
+            f.write(render(p, version, documented, near))
         for other in p['names'][1:]:
             with open(os.path.join(outdir, other + '.3'), 'w') as f:
                 f.write('.so man3/%s.3\n' % p['name'])

@@ -229,7 +229,7 @@ static int connect_connected(struct ex_endpoint *ep,
 }
 
 /* UD and raw packet QPs have no peer in their state: a UD sender
- * addresses each datagram (ibv_create_ah() or mlx4dv_ud_av_init() from
+ * addresses each datagram (ibv_create_ah() or mlx4dv_ud_av_from_attr() from
  * ex_endpoint_ah_attr()). */
 static int connect_datagram(struct ex_endpoint *ep)
 {

@@ -17,6 +17,7 @@ enum {
 	LONG_VERBS,
 	LONG_VLAN,
 	LONG_MASKED,
+	LONG_TEMPLATE,
 };
 
 static bool parse_ulong(const char *arg, unsigned long min, unsigned long max,
@@ -80,6 +81,8 @@ void ex_print_usage(const struct ex_program *prog)
 		printf("  -I, --inline           copy the payload into the WQE (inline data)\n");
 	if (x & EX_OPT_BLUEFLAME)
 		printf("      --bf               post single WQEs through a BlueFlame register\n");
+	if (x & EX_OPT_TEMPLATE)
+		printf("      --template         build each batch from a WQE template (mlx4dv_sq_batch_*)\n");
 	if (x & EX_OPT_SIGNAL_EVERY)
 		printf("      --signal-every=N   request a completion every N WQEs (default: once per batch)\n");
 	if (x & EX_OPT_VERBS)
@@ -132,6 +135,7 @@ enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 		{ "verbs",	  no_argument,	     NULL, LONG_VERBS },
 		{ "vlan",	  required_argument, NULL, LONG_VLAN },
 		{ "masked",	  no_argument,	     NULL, LONG_MASKED },
+		{ "template",	  no_argument,	     NULL, LONG_TEMPLATE },
 		{ "port",	  required_argument, NULL, 'p' },
 		{ "help",	  no_argument,	     NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -156,6 +160,7 @@ enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 		case LONG_VERBS: needs = EX_OPT_VERBS; break;
 		case LONG_VLAN: needs = EX_OPT_VLAN; break;
 		case LONG_MASKED: needs = EX_OPT_MASKED; break;
+		case LONG_TEMPLATE: needs = EX_OPT_TEMPLATE; break;
 		case 'p': needs = EX_OPT_PEER; break;
 		default: break;
 		}
@@ -223,6 +228,9 @@ enum ex_parse_result ex_parse_options(const struct ex_program *prog, int argc,
 			break;
 		case LONG_MASKED:
 			opts->masked = true;
+			break;
+		case LONG_TEMPLATE:
+			opts->template_batch = true;
 			break;
 		case 'p':
 			if (!parse_ulong(optarg, 1, 65535, &v))

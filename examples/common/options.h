@@ -24,6 +24,7 @@ enum ex_option_extras {
 	EX_OPT_VLAN		= 1 << 7,	/* --vlan ID */
 	EX_OPT_MASKED		= 1 << 8,	/* --masked */
 	EX_OPT_PEER		= 1 << 9,	/* -p PORT, [HOST]: two processes */
+	EX_OPT_TEMPLATE		= 1 << 10,	/* --template */
 };
 
 /* What a program is and which options it takes. */
@@ -50,6 +51,7 @@ struct ex_options {
 	unsigned	batch;
 	bool		use_inline;
 	bool		blueflame;
+	bool		template_batch;
 	unsigned	signal_every;	/* 0: the program's default */
 	bool		verbs;
 	unsigned	rx_depth;

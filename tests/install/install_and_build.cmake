@@ -34,8 +34,27 @@ foreach(f include/infiniband/mlx4dv.h share/man/man7/mlx4dv.7
     message(FATAL_ERROR "installed over rdma-core's <prefix>/${f}")
   endif()
 endforeach()
-# Every public name of the installed header has its installed page.
 get_filename_component(source_dir ${CONSUMER_DIR}/../../.. ABSOLUTE)
+# The umbrella's parts beside it, each as in the source tree.
+file(GLOB parts RELATIVE ${source_dir}/include/infiniband/mlx4dv
+  ${source_dir}/include/infiniband/mlx4dv/*.h)
+file(GLOB installed_parts RELATIVE ${PREFIX}/include/mlx4dv/infiniband/mlx4dv
+  ${PREFIX}/include/mlx4dv/infiniband/mlx4dv/*.h)
+list(SORT parts)
+list(SORT installed_parts)
+list(LENGTH parts nparts)
+if(nparts LESS 10 OR NOT parts STREQUAL installed_parts)
+  message(FATAL_ERROR "parts of <infiniband/mlx4dv.h>: source ${parts}, "
+    "installed ${installed_parts}")
+endif()
+foreach(part IN LISTS parts)
+  file(SHA256 ${source_dir}/include/infiniband/mlx4dv/${part} want)
+  file(SHA256 ${PREFIX}/include/mlx4dv/infiniband/mlx4dv/${part} got)
+  if(NOT want STREQUAL got)
+    message(FATAL_ERROR "installed ${part} differs from the source tree's")
+  endif()
+endforeach()
+# Every public name of the installed header has its installed page.
 run(${CMAKE_COMMAND}
   -DHEADER=${PREFIX}/include/mlx4dv/infiniband/mlx4dv.h
   -DMAP=${source_dir}/src/libmlx4dv.map -DMANDIR=${PREFIX}/share/man/man3

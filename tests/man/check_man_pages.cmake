@@ -10,14 +10,16 @@
 # Usage: cmake -DHEADER=<mlx4dv.h> -DMAP=<libmlx4dv.map> -DMANDIR=<man3>
 #              [-DSYSTEM_MANDIR=/usr/share/man/man3] -P check_man_pages.cmake
 cmake_minimum_required(VERSION 3.18)
-file(STRINGS "${HEADER}" header_lines)
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/HeaderText.cmake)
+# the umbrella with its parts (<infiniband/mlx4dv/*.h>) spliced in
+mlx4dv_header_text(${HEADER} header_text)
 set(names "")
-foreach(line IN LISTS header_lines)
-  if(line MATCHES "^(mlx4dv_[a-z0-9_]+)\\(")
-    list(APPEND names "${CMAKE_MATCH_1}")
-  elseif(line MATCHES "^#[ \t]*define[ \t]+(MLX4[A-Za-z0-9_]*)")
-    list(APPEND names "${CMAKE_MATCH_1}")
-  endif()
+string(REGEX MATCHALL "\n(mlx4dv_[a-z0-9_]+\\(|#[ \t]*define[ \t]+MLX4[A-Za-z0-9_]*)"
+  header_names "${header_text}")
+foreach(match IN LISTS header_names)
+  string(REGEX REPLACE "^\n(#[ \t]*define[ \t]+)?" "" name "${match}")
+  string(REGEX REPLACE "\\($" "" name "${name}")
+  list(APPEND names "${name}")
 endforeach()
 file(STRINGS "${MAP}" map_lines REGEX "^[ \t]+mlx4dv_[a-z0-9_]+;")
 foreach(line IN LISTS map_lines)

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #define ECHO_MTU IBV_MTU_1024
-#define ECHO_DEPTH 4
 
 static int fail(const char *what, int err)
 {
@@ -196,11 +195,40 @@ static int wait_event(struct echo_conn *c, int timeout_ms)
 	return ibv_req_notify_cq(cq, 0) ? fail("ibv_req_notify_cq", errno) : 0;
 }
 
+/* A receive completion the current wait does not count: the next one will. */
+static int keep_recv(struct echo_conn *c, uint32_t len)
+{
+	if (c->early_recvs == ECHO_DEPTH) {
+		fprintf(stderr, "verbs_echo: more receive completions than receives posted\n");
+		return -1;
+	}
+	c->early_recv_len[(c->early_recv_first + (unsigned)c->early_recvs) % ECHO_DEPTH] = len;
+	c->early_recvs++;
+	return 0;
+}
+
+/* The completions an earlier wait kept count first. */
+static void take_early(struct echo_conn *c, int *sends, int *recvs, uint32_t *recv_len)
+{
+	while (*sends > 0 && c->early_sends > 0) {
+		(*sends)--;
+		c->early_sends--;
+	}
+	while (*recvs > 0 && c->early_recvs > 0) {
+		if (recv_len)
+			*recv_len = c->early_recv_len[c->early_recv_first];
+		c->early_recv_first = (c->early_recv_first + 1) % ECHO_DEPTH;
+		c->early_recvs--;
+		(*recvs)--;
+	}
+}
+
 int echo_wait(struct echo_conn *c, int sends, int recvs, uint32_t *recv_len,
 	      int timeout_ms)
 {
 	long long deadline = now_ms() + timeout_ms;
 
+	take_early(c, &sends, &recvs, recv_len);
 	while (sends > 0 || recvs > 0) {
 		struct ibv_wc wc;
 		int n = ibv_poll_cq(c->cq, 1, &wc);
@@ -220,12 +248,17 @@ int echo_wait(struct echo_conn *c, int sends, int recvs, uint32_t *recv_len,
 				ibv_wc_status_str(wc.status));
 			return -1;
 		}
-		if (wc.opcode & IBV_WC_RECV) {
+		if (!(wc.opcode & IBV_WC_RECV)) {
+			if (sends > 0)
+				sends--;
+			else
+				c->early_sends++;
+		} else if (recvs > 0) {
 			recvs--;
 			if (recv_len)
 				*recv_len = wc.byte_len;
-		} else {
-			sends--;
+		} else if (keep_recv(c, wc.byte_len)) {
+			return -1;
 		}
 	}
 	return 0;

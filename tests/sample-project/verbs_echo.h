@@ -28,6 +28,9 @@ struct echo_hello {
 	uint32_t size;		/* bytes per message */
 };
 
+/* WQEs of each queue, and receive completions a wait may keep for the next */
+#define ECHO_DEPTH 4
+
 struct echo_conn {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -40,6 +43,16 @@ struct echo_conn {
 	uint8_t port;
 	int gid_index;		/* -1 on an InfiniBand port */
 	struct echo_wire_addr self;
+	/*
+	 * Completions polled while waiting for the other kind, kept for the
+	 * next wait: the CQ both queues share has a send and a receive
+	 * completion in the order they happened, and the peer's next message
+	 * may arrive before the acknowledgement of our last one.
+	 */
+	int early_sends;
+	int early_recvs;
+	uint32_t early_recv_len[ECHO_DEPTH];	/* oldest at early_recv_first */
+	unsigned early_recv_first;
 };
 
 /* The first device, port 1; buffers of size bytes. 0 or -1 (message on stderr). */
@@ -51,8 +64,9 @@ int echo_post_send(struct echo_conn *c, uint32_t len);
 /*
  * Waits, on completion events, for sends send completions and recvs
  * receive completions (in any order), at most timeout_ms; the last
- * receive's length in *recv_len. 0, or -1 on an error completion or the
- * timeout (message on stderr).
+ * receive's length in *recv_len. A completion of either kind beyond
+ * those counts is kept and counts for a later wait. 0, or -1 on an error
+ * completion or the timeout (message on stderr).
  */
 int echo_wait(struct echo_conn *c, int sends, int recvs, uint32_t *recv_len,
 	      int timeout_ms);

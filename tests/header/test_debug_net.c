@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
+/*
+ * The MLX4DV_DEBUG net: each misuse that a release build lets through
+ * silently (a wrong wr_id, a lost WQE, a write past the ring, a fault) is
+ * an assertion here. The header's assertion is routed to cmocka, so that
+ * each case observes it; a case whose check is removed fails ("expected
+ * assert"). Host memory plays the device (tests/reliability/host_rings).
+ * The release cost of the checks is debug_net_cost.cmake's and the
+ * callgrind table's (docs/performance.md).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#define MLX4DV_DEBUG 1
+#define MLX4DV_ASSERT(cond) mock_assert(!!(cond), #cond, __FILE__, __LINE__)
+#include <infiniband/mlx4dv.h>
+
+#include "host_rings.h"
+
+static uint8_t payload[64];
+
+static void rc_ring(struct host_sq *h)
+{
+	host_sq_init(h, 64, 6, IBV_QPT_RC, 0);
+	mlx4dv_sq_fast_path_update(&h->sq);
+}
+
+static void template_write(struct mlx4dv_sq_wqe_template *t,
+			   const struct mlx4dv_sq_ring *sq)
+{
+	assert_int_equal(mlx4dv_sq_wqe_template_set(t, sq, IBV_WR_RDMA_WRITE,
+						    0x1111, 0x2222, 64,
+						    IBV_SEND_SIGNALED, 0), 0);
+}
+
+/* A one-call write inside an open batch: in a release build it takes
+ * the batch's first slot, which the batch then overwrites (its wr_id and
+ * WQE lost). */
+static void write_inside_batch_asserts(void **state)
+{
+	struct mlx4dv_sq_wqe_template t;
+	struct mlx4dv_sq_batch b;
+	struct ibv_sge sge = { (uintptr_t)payload, sizeof(payload), 0x2222 };
+	struct host_sq h;
+
+	(void)state;
+	rc_ring(&h);
+	template_write(&t, &h.sq);
+	assert_int_equal(mlx4dv_sq_batch_begin(&h.sq, &b, &t, 4), 0);
+	expect_assert_failure(mlx4dv_sq_write_rdma_write(&h.sq, 7, 0x1111,
+							 0x9000, &sge, 1, 0));
+	host_sq_free(&h);
+}
+
+/* After the batch ends the same write is allowed again. */
+static void write_after_batch_end_passes(void **state)
+{
+	struct mlx4dv_sq_wqe_template t;
+	struct mlx4dv_sq_batch b;
+	struct ibv_sge sge = { (uintptr_t)payload, sizeof(payload), 0x2222 };
+	struct host_sq h;
+
+	(void)state;
+	rc_ring(&h);
+	template_write(&t, &h.sq);
+	assert_int_equal(mlx4dv_sq_batch_begin(&h.sq, &b, &t, 4), 0);
+	assert_int_equal(mlx4dv_sq_batch_write(&b, 1, 0x9000, (uintptr_t)payload), 0);
+	assert_int_equal(mlx4dv_sq_batch_end(&h.sq, &b), 1);
+	assert_false(h.sq.flags & MLX4DV_SQ_RING_BATCH_OPEN);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&h.sq, 7, 0x1111, 0x9000,
+						    &sge, 1, 0), 0);
+	assert_int_equal(h.sq.head, 2);
+	host_sq_free(&h);
+}
+
+static void nested_batch_asserts(void **state)
+{
+	struct mlx4dv_sq_wqe_template t;
+	struct mlx4dv_sq_batch b, b2;
+	struct host_sq h;
+
+	(void)state;
+	rc_ring(&h);
+	template_write(&t, &h.sq);
+	assert_int_equal(mlx4dv_sq_batch_begin(&h.sq, &b, &t, 4), 0);
+	expect_assert_failure(mlx4dv_sq_batch_begin(&h.sq, &b2, &t, 4));
+	host_sq_free(&h);
+}
+
+/* A head moved under an open batch (a WQE finished by hand with the flag
+ * cleared behind the header's back) is caught at the end. */
+static void batch_end_after_head_moved_asserts(void **state)
+{
+	struct mlx4dv_sq_wqe_template t;
+	struct mlx4dv_sq_batch b;
+	struct host_sq h;
+
+	(void)state;
+	rc_ring(&h);
+	template_write(&t, &h.sq);
+	assert_int_equal(mlx4dv_sq_batch_begin(&h.sq, &b, &t, 4), 0);
+	h.sq.head++;
+	expect_assert_failure(mlx4dv_sq_batch_end(&h.sq, &b));
+	host_sq_free(&h);
+}
+
+/* 16 gather entries and a control segment are 272 bytes: more than a
+ * 128-byte ring, which a release build writes past (heap overflow). */
+static void data_segs_past_ring_asserts(void **state)
+{
+	struct ibv_sge sg[16];
+	struct host_sq h;
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < 16; i++) {
+		sg[i].addr = (uintptr_t)payload;
+		sg[i].length = 4;
+		sg[i].lkey = 0x2222;
+	}
+	host_sq_init(&h, 2, 6, IBV_QPT_RC, 0);
+	expect_assert_failure(mlx4dv_sq_set_data_segs(&h.sq, h.sq.buf + 16, sg, 16));
+	/* 7 entries and the control segment fit in the 128 bytes */
+	assert_int_equal(mlx4dv_sq_set_data_segs(&h.sq, h.sq.buf + 16, sg, 7), 7);
+	host_sq_free(&h);
+}
+
+static void data_segs_outside_ring_asserts(void **state)
+{
+	struct ibv_sge sge = { (uintptr_t)payload, 4, 0x2222 };
+	uint8_t scratch[64] __attribute__((aligned(16)));
+	struct host_sq h;
+
+	(void)state;
+	host_sq_init(&h, 64, 6, IBV_QPT_RC, 0);
+	expect_assert_failure(mlx4dv_sq_set_data_segs(&h.sq, scratch, &sge, 1));
+	expect_assert_failure(mlx4dv_sq_set_data_segs(&h.sq, h.sq.buf + 8, &sge, 1));
+	host_sq_free(&h);
+}
+
+/* NULL handles: a fault in a release build. */
+static void null_handles_assert(void **state)
+{
+	struct host_cq c;
+	struct host_sq h;
+	struct mlx4_cqe cqe = cqe_send(0x4a, MLX4_OPCODE_SEND, 0);
+	const struct mlx4_cqe *taken;
+	uint64_t id;
+	uint32_t len, polled;
+	struct ibv_wc wc;
+
+	(void)state;
+	host_cq_init(&c, 8, 32, 0);
+	host_sq_init(&h, 64, 6, IBV_QPT_RC, 0);
+	expect_assert_failure(mlx4dv_cq_poll_sq(NULL, &h.sq, &id, &taken));
+	expect_assert_failure(mlx4dv_cq_poll_sq(&c.cq, NULL, &id, &taken));
+	expect_assert_failure(mlx4dv_cq_poll_rq(&c.cq, NULL, &id, &len, &taken));
+	expect_assert_failure(mlx4dv_cq_poll_srq(&c.cq, NULL, &id, &len, &taken));
+	expect_assert_failure(mlx4dv_cq_poll_wc(&c.cq, NULL, 1, 1, &wc, &polled));
+	expect_assert_failure(mlx4dv_cq_poll_wc(&c.cq, NULL, 0, 1, &wc, NULL));
+	expect_assert_failure(mlx4dv_cq_peek(NULL));
+	expect_assert_failure(mlx4dv_cq_next(NULL));
+	expect_assert_failure(mlx4dv_sq_complete_cqe(NULL, &cqe, &id));
+	expect_assert_failure(mlx4dv_sq_complete_cqe(&h.sq, NULL, &id));
+	/* the same calls with their handles pass the net */
+	assert_int_equal(mlx4dv_cq_poll_sq(&c.cq, &h.sq, &id, &taken), EAGAIN);
+	assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, NULL, 0, 1, &wc, &polled), EAGAIN);
+	host_sq_free(&h);
+	host_cq_free(&c);
+}
+
+/* poll_sq's CQE output: the CQE taken, written only on success. */
+static void poll_sq_hands_back_the_cqe(void **state)
+{
+	struct ibv_sge sge = { (uintptr_t)payload, sizeof(payload), 0x2222 };
+	struct mlx4_cqe body;
+	const struct mlx4_cqe *taken = NULL;
+	struct host_cq c;
+	struct host_sq h;
+	uint64_t id = 0;
+
+	(void)state;
+	host_cq_init(&c, 8, 32, 0);
+	rc_ring(&h);
+	assert_int_equal(mlx4dv_sq_write_rdma_write(&h.sq, 0x77, 0x1111, 0x9000,
+						    &sge, 1, IBV_SEND_SIGNALED), 0);
+	assert_int_equal(mlx4dv_cq_poll_sq(&c.cq, &h.sq, &id, &taken), EAGAIN);
+	assert_null(taken);
+	body = cqe_send(0x4a, MLX4_OPCODE_RDMA_WRITE, 0);
+	host_cq_push(&c, &body);
+	assert_int_equal(mlx4dv_cq_poll_sq(&c.cq, &h.sq, &id, &taken), 0);
+	assert_int_equal(id, 0x77);
+	assert_ptr_equal(taken, mlx4dv_cq_cqe(&c.cq, 0));
+	assert_int_equal(mlx4dv_cqe_wqe_index(taken), 0);
+	assert_int_equal(h.sq.tail, 1);
+	host_sq_free(&h);
+	host_cq_free(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(write_inside_batch_asserts),
+		cmocka_unit_test(write_after_batch_end_passes),
+		cmocka_unit_test(nested_batch_asserts),
+		cmocka_unit_test(batch_end_after_head_moved_asserts),
+		cmocka_unit_test(data_segs_past_ring_asserts),
+		cmocka_unit_test(data_segs_outside_ring_asserts),
+		cmocka_unit_test(null_handles_assert),
+		cmocka_unit_test(poll_sq_hands_back_the_cqe),
+	};
+
+	return cmocka_run_group_tests_name("header_debug_net", tests, NULL, NULL);
+}
