@@ -988,6 +988,12 @@ ssize_t emu_ucma_write(int file, const void *buf, size_t len)
 	}
 	c.out_len = hdr.out;
 	pthread_mutex_lock(&emu_dev.lock);
+	if (!cm_files[file].used && hdr.cmd == RDMA_USER_CM_CMD_GET_EVENT) {
+		/* closed by another thread since this write() found the file:
+		 * the kernel's write holds the file, and waits for ever */
+		pthread_mutex_unlock(&emu_dev.lock);
+		closed_while_waiting();
+	}
 	if (!cm_files[file].used)
 		err = EBADF;
 	else
