@@ -63,6 +63,8 @@ struct mlx4emu_counters {
 					 * by a full receive buffer, not VXLAN,
 					 * or a flood of another segment */
 	/* RoCEv2 packets between adapters (UDP 4791), both ports */
+	uint64_t wire_packets_sent;	/* handed to the kernel */
+	uint64_t wire_packets_send_lost; /* refused by the kernel on send */
 	uint64_t wire_packets_received;	/* whole, with a good ICRC */
 	uint64_t wire_packets_dropped;	/* dropped by the kernel before the
 					 * device saw them: a full receive
@@ -75,8 +77,13 @@ struct mlx4emu_counters {
 					 * state that takes packets, whose
 					 * path is the sender; a P_Key other
 					 * than 0xffff; an unknown opcode or
-					 * a packet shorter than its headers.
+					 * a packet shorter than its headers;
+					 * a UD datagram to no UD QP ready to
+					 * receive or with another Q_Key.
 					 * Never answered. */
+	uint64_t ud_no_wqe_drops;	/* UD datagrams (from the wire or
+					 * this adapter) a QP had no receive
+					 * WQE for, both ports */
 	/* idle spells of the engine (from a pass without work to the next
 	 * with work), by how it waited (emu/README.md, "The engine"): */
 	uint64_t engine_idle_runnable;	/* spun, then yielded */

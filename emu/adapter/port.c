@@ -15,6 +15,7 @@ struct emu_port {
 	atomic_uint_fast64_t oversize_drops;
 	atomic_uint_fast64_t link_down_drops;
 	atomic_uint_fast64_t no_wqe_drops;
+	atomic_uint_fast64_t ud_no_wqe_drops;
 };
 
 static struct emu_port ports[2];
@@ -63,6 +64,7 @@ void emu_ports_init(void)
 		atomic_store(&s->oversize_drops, 0);
 		atomic_store(&s->link_down_drops, 0);
 		atomic_store(&s->no_wqe_drops, 0);
+		atomic_store(&s->ud_no_wqe_drops, 0);
 	}
 }
 
@@ -132,4 +134,14 @@ void emu_port_count_no_wqe(unsigned port)
 uint64_t emu_port_no_wqe_drops(unsigned port)
 {
 	return atomic_load_explicit(&port_of(port)->no_wqe_drops, memory_order_relaxed);
+}
+
+void emu_port_count_ud_no_wqe(unsigned port)
+{
+	count(&port_of(port)->ud_no_wqe_drops);
+}
+
+uint64_t emu_port_ud_no_wqe_drops(unsigned port)
+{
+	return atomic_load_explicit(&port_of(port)->ud_no_wqe_drops, memory_order_relaxed);
 }

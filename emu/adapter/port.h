@@ -48,5 +48,8 @@ uint64_t emu_port_link_down_drops(unsigned port);
 /* Counts a frame a raw QP or WQ of the port had no receive WQE for. */
 void emu_port_count_no_wqe(unsigned port);
 uint64_t emu_port_no_wqe_drops(unsigned port);
+/* Counts a UD datagram a QP of the port had no receive WQE for. */
+void emu_port_count_ud_no_wqe(unsigned port);
+uint64_t emu_port_ud_no_wqe_drops(unsigned port);
 
 #endif

@@ -30,12 +30,24 @@ struct emu_ud_msg {
 	const struct emu_gather *payload;
 };
 
+/* What became of a UD message handed to emu_ud_deliver(). */
+enum emu_ud_fate {
+	EMU_UD_TAKEN,		/* a receive WQE took it (a CQE, maybe an error) */
+	EMU_UD_NOT_FOR_QP,	/* not a UD QP of the port ready to receive, or
+				 * another Q_Key: dropped, the caller counts it */
+	EMU_UD_NO_WQE,		/* the QP had no receive WQE: dropped and counted
+				 * (emu_port_ud_no_wqe_drops) */
+};
+
 /*
  * Delivers a UD message to QP d (of this adapter): port, state and Q_Key
- * checks, receive WQE, GRH area, scatter, receive CQE.  Messages that reach nobody (wrong
- * Q_Key, QP not ready, no receive WQE) are dropped as UD allows.
+ * checks, receive WQE, GRH area, scatter, receive CQE.  Messages that
+ * reach nobody are dropped as UD allows, but never silently: a QP
+ * without a receive WQE counts at its port, as a ConnectX-3 counts
+ * datagrams it had no buffer for; the other refusals are the caller's to
+ * count (a packet from the wire counts as refused).
  */
-void emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m);
+enum emu_ud_fate emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m);
 
 /*
  * An RC or UC send WQE whose QP's path leads to another adapter, as the

@@ -11,6 +11,7 @@
 #include "adapter/responder.h"
 #include "adapter/send.h"
 #include "adapter/objects.h"
+#include "adapter/port.h"
 #include "wire/identity.h"
 
 const struct emu_remote_ops *emu_remote;
@@ -74,7 +75,7 @@ static void put_grh(uint8_t *grh, const struct emu_ud_msg *m, uint64_t len)
 	memcpy(grh + 24, m->dgid, 16);
 }
 
-void emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
+enum emu_ud_fate emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
 {
 	bool eth = emu_cfg.link_layer[(d->port ? d->port : 1) - 1] == EMU_LL_ETH;
 	const struct emu_gather *g = m->payload;
@@ -86,8 +87,12 @@ void emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
 
 	/* datagrams that reach nobody are dropped, the send still succeeds */
 	if (d->is_wq || d->is_rss || d->type != EMU_QPT_UD || d->port != m->port ||
-	    !emu_qp_can_receive(d) || d->qkey != m->qkey || !emu_rq_take(d, &w))
-		return;
+	    !emu_qp_can_receive(d) || d->qkey != m->qkey)
+		return EMU_UD_NOT_FOR_QP;
+	if (!emu_rq_take(d, &w)) {
+		emu_port_count_ud_no_wqe(d->port ? d->port : 1);
+		return EMU_UD_NO_WQE;
+	}
 	if (m->grh) {
 		put_grh(grh, m, g->total);
 		emu_gather_add(&rg, grh, EMU_GRH_BYTES);
@@ -106,12 +111,13 @@ void emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
 	syn = emu_scatter(&w, &rg);
 	if (syn) {
 		emu_recv_error_cqe(&w, (uint8_t)syn);
-		return;
+		return EMU_UD_TAKEN;
 	}
 	emu_recv_cqe(&w, m->has_imm ? EMU_RECV_SEND_IMM : EMU_RECV_SEND,
 		     m->has_imm ? m->imm_raw : htobe32(d->pkey_index), rg.total,
 		     m->src_qpn, m->grh ? 0x80000000u : 0, emu_sl_field(d, m->sl),
 		     m->slid, status, m->solicited);
+	return EMU_UD_TAKEN;
 }
 
 /* One member QP of a multicast group this adapter's port has attached. */
@@ -128,7 +134,8 @@ static void deliver_member(void *arg, struct emu_qp *d)
 static bool remote_dest(const struct emu_qp *qp, const uint8_t *av, bool eth,
 			uint32_t *addr)
 {
-	bool ok = eth ? emu_gid_to_addr(av + 16, addr) :
+	/* ::ffff:224.x.y.z is a group (its MAC 01:00:5e:...), not an adapter */
+	bool ok = eth ? !emu_gid_is_multicast(av + 16) && emu_gid_to_addr(av + 16, addr) :
 		  emu_lid_to_addr(qp->port, ld_be16(av + 6), addr);
 
 	return ok && !emu_addr_is_self(*addr);
@@ -185,5 +192,5 @@ void emu_send_ud(struct send_op *op, const struct emu_gather *g)
 	}
 	d = emu_qp_by_qpn(dqpn);
 	if (d)
-		emu_ud_deliver(d, &m);
+		(void)emu_ud_deliver(d, &m);
 }

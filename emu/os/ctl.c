@@ -125,6 +125,7 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 	out->mtu_drops = emu_port_oversize_drops(1) + emu_port_oversize_drops(2);
 	out->link_down_drops = emu_port_link_down_drops(1) + emu_port_link_down_drops(2);
 	out->no_wqe_drops = emu_port_no_wqe_drops(1) + emu_port_no_wqe_drops(2);
+	out->ud_no_wqe_drops = emu_port_ud_no_wqe_drops(1) + emu_port_ud_no_wqe_drops(2);
 	out->wire_frames_sent = out->wire_frames_received = out->wire_frames_lost = 0;
 	for (unsigned p = 1; p <= 2; p++) {
 		struct emu_vxlan_counters v;
@@ -134,12 +135,15 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 		out->wire_frames_received += v.rx_frames;
 		out->wire_frames_lost += v.tx_lost + v.rx_overflow + v.rx_bad;
 	}
+	out->wire_packets_sent = out->wire_packets_send_lost = 0;
 	out->wire_packets_received = out->wire_packets_dropped = 0;
 	out->wire_packets_refused = 0;
 	for (unsigned p = 1; p <= 2; p++) {
 		struct emu_link_counters l;
 
 		emu_link_counters(p, &l);
+		out->wire_packets_sent += l.tx_packets;
+		out->wire_packets_send_lost += l.tx_lost;
 		out->wire_packets_received += l.rx_packets;
 		out->wire_packets_dropped += l.rx_overflow;
 		out->wire_packets_refused += l.rx_refused;

@@ -323,8 +323,31 @@ static void remove_stale_trees(int base)
 	closedir(d);
 }
 
-/* NAME.lock created and locked first, then NAME: a tree never exists
- * without its lock held. */
+/*
+ * NAME.lock created and locked first, then NAME: a tree never exists
+ * without its lock held.  The lock is created under a name no cleaner
+ * looks at (".NAME.lock"), locked, and only then renamed to NAME.lock
+ * (the inode and its lock stay): a lock file created under its final
+ * name would be unlocked for an instant, and a process starting beside
+ * this one could take it for a dead one's and remove it.
+ */
+static int make_lock(int base, const char *lock)
+{
+	char hidden[sizeof(tt.name) + sizeof(LOCK_SUFFIX) + 1];
+	int fd;
+
+	snprintf(hidden, sizeof(hidden), ".%s", lock);
+	fd = openat(base, hidden, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -1;
+	if (flock(fd, LOCK_EX | LOCK_NB) ||
+	    renameat2(base, hidden, base, lock, RENAME_NOREPLACE)) {
+		unlinkat(base, hidden, 0);
+		return close_keep_errno(fd);
+	}
+	return fd;
+}
+
 static int make_tree(int base)
 {
 	char lock[sizeof(tt.name) + sizeof(LOCK_SUFFIX)];
@@ -335,14 +358,13 @@ static int make_tree(int base)
 		random_suffix(suffix, sizeof(suffix));
 		snprintf(tt.name, sizeof(tt.name), TREE_PREFIX "%ld.%s", (long)getpid(), suffix);
 		snprintf(lock, sizeof(lock), "%s" LOCK_SUFFIX, tt.name);
-		tt.lock_fd = openat(base, lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				    0600);
+		tt.lock_fd = make_lock(base, lock);
 		if (tt.lock_fd < 0) {
 			if (errno == EEXIST)
 				continue;
 			return -1;
 		}
-		if (flock(tt.lock_fd, LOCK_EX | LOCK_NB) == 0 && mkdirat(base, tt.name, 0755) == 0)
+		if (mkdirat(base, tt.name, 0755) == 0)
 			return 0;
 		unlinkat(base, lock, 0);
 		close_keep_errno(tt.lock_fd);

@@ -83,8 +83,10 @@ void emu_ud_receive(const struct emu_rx *rx, const struct emu_bth *bth)
 	struct emu_qp *d = emu_qp_by_qpn(bth->dest_qpn);
 	bool v2;
 
-	if (!d || rx->len < hl + bth->pad)
+	if (!d || rx->len < hl + bth->pad) {
+		emu_link_count_refused(rx->port);
 		return;
+	}
 	m.port = (uint8_t)rx->port;
 	m.qkey = emu_get_be32(rx->pkt + EMU_BTH_BYTES);
 	m.src_qpn = emu_get_be32(rx->pkt + EMU_BTH_BYTES + 4) & 0xffffff;
@@ -101,7 +103,8 @@ void emu_ud_receive(const struct emu_rx *rx, const struct emu_bth *bth)
 	emu_port_gid_entry(rx->port, 0, m.dgid, &v2);
 	emu_gather_add(&g, rx->pkt + hl, (uint32_t)(rx->len - hl - bth->pad));
 	m.payload = &g;
-	emu_ud_deliver(d, &m);
+	if (emu_ud_deliver(d, &m) == EMU_UD_NOT_FOR_QP)
+		emu_link_count_refused(rx->port);
 }
 
 #define ROCE_V1_ETHERTYPE 0x8915
@@ -201,7 +204,7 @@ void emu_ud_mcast_send_remote(struct emu_qp *qp, const struct emu_ud_msg *m)
 
 static void deliver_copy(void *arg, struct emu_qp *d)
 {
-	emu_ud_deliver(d, arg);
+	(void)emu_ud_deliver(d, arg);
 }
 
 bool emu_ud_mcast_receive(unsigned port, uint32_t src, const uint8_t *f, size_t len)
