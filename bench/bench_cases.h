@@ -25,12 +25,14 @@ enum bench_case_id {
 	BENCH_CASE_BLUEFLAME,		/* the same; direct: BlueFlame */
 	BENCH_CASE_RECV,		/* one receive */
 	BENCH_CASE_RECV_BATCH,		/* 32 receives, one record update */
+	BENCH_CASE_RECV_BURST,		/* the same; direct: one burst write */
 	BENCH_CASE_POLL_HIT,		/* poll one CQE that is there */
 	BENCH_CASE_POLL_HIT_WC,		/* the same, decoded into an ibv_wc */
 	BENCH_CASE_POLL_RECV,		/* poll one receive CQE that is there */
 	BENCH_CASE_POLL_MISS,		/* poll an empty CQ */
 	BENCH_CASE_POLL_BATCH,		/* poll 16 CQEs in one call */
 	BENCH_CASE_POLL_BATCH_WC,	/* the same, decoded into ibv_wc */
+	BENCH_CASE_POLL_BURST,		/* the same; direct: one burst poll */
 	BENCH_CASE_LOOP_WRITE,		/* post write, device runs, poll */
 	BENCH_CASE_LOOP_SEND_RECV,	/* post recv + send, device runs, poll both */
 	BENCH_NCASES

@@ -486,6 +486,35 @@ static void direct_recv_batch(struct bench_lane *l, struct bench_meter *m, uint3
 	consume_recvs(l, n);
 }
 
+/* The receives of direct_recv_batch(), 32 per mlx4dv_rq_write_burst()
+ * call, from scatter entries and wr_ids built before the measured loop
+ * (as the verbs lane's receive chain is). */
+static void direct_recv_burst(struct bench_lane *l, struct bench_meter *m, uint32_t n)
+{
+	const struct direct_args a = args_of(l);
+	struct mlx4dv_rq_ring *rq = rq_of(&l->rc, 1);
+	struct ibv_sge *sg = calloc(n, sizeof(*sg));
+	uint64_t *ids = calloc(n, sizeof(*ids));
+	int err = 0;
+
+	if (!sg || !ids)
+		bench_fail("direct path: no memory for %u receives", n);
+	for (uint32_t j = 0; j < n; j++) {
+		sg[j] = (struct ibv_sge){ slot_addr(a.rcv, j), BENCH_SLOT, a.lkey };
+		ids[j] = j;
+	}
+	bench_meter_start(m);
+	for (uint32_t i = 0; i < n; i += BENCH_RECV_BATCH) {
+		err |= mlx4dv_rq_write_burst(rq, BENCH_RECV_BATCH, &ids[i], &sg[i]);
+		mlx4dv_rq_ring_doorbell(rq);
+	}
+	bench_meter_stop(m, n);
+	free(sg);
+	free(ids);
+	check_posted(err, "receive burst");
+	consume_recvs(l, n);
+}
+
 /* ---- polling ----------------------------------------------------------- */
 
 static void produce_cqes(struct bench_lane *l, uint32_t n)
@@ -658,6 +687,34 @@ static void direct_poll_batch(struct bench_lane *l, struct bench_meter *m, uint3
 	expect_empty(l);
 }
 
+/* The CQEs of direct_poll_batch(), 16 per mlx4dv_cq_poll_sq_burst() call. */
+static void direct_poll_burst(struct bench_lane *l, struct bench_meter *m, uint32_t n)
+{
+	struct mlx4dv_cq_ring *cq = cq_of(&l->rc, 0);
+	struct mlx4dv_sq_ring *sq = sq_of(&l->rc, 0);
+	uint64_t ids[BENCH_POLL_BATCH];
+	uint32_t got = 0;
+	int bad = 0;
+	uint64_t id_sum = 0;
+
+	produce_cqes(l, n);
+	bench_meter_start(m);
+	for (uint32_t i = 0; i < n; i += BENCH_POLL_BATCH) {
+		uint32_t c = 0;
+		int r = mlx4dv_cq_poll_sq_burst(cq, sq, BENCH_POLL_BATCH, ids, &c);
+
+		bad |= r == EAGAIN ? 0 : r;
+		for (uint32_t j = 0; j < c; j++)
+			id_sum += ids[j];
+		if (c)
+			mlx4dv_cq_update_ci(cq);
+		got += c;
+	}
+	bench_meter_stop(m, n);
+	check_polled(got, n, bad, id_sum);
+	expect_empty(l);
+}
+
 static void direct_poll_batch_wc(struct bench_lane *l, struct bench_meter *m, uint32_t n)
 {
 	struct mlx4dv_cq_ring *cq = cq_of(&l->rc, 0);
@@ -771,12 +828,14 @@ bench_round_fn *const bench_direct_rounds[BENCH_NCASES] = {
 	[BENCH_CASE_BLUEFLAME] = direct_blueflame,
 	[BENCH_CASE_RECV] = direct_recv,
 	[BENCH_CASE_RECV_BATCH] = direct_recv_batch,
+	[BENCH_CASE_RECV_BURST] = direct_recv_burst,
 	[BENCH_CASE_POLL_HIT] = direct_poll_hit,
 	[BENCH_CASE_POLL_HIT_WC] = direct_poll_hit_wc,
 	[BENCH_CASE_POLL_RECV] = direct_poll_recv,
 	[BENCH_CASE_POLL_MISS] = direct_poll_miss,
 	[BENCH_CASE_POLL_BATCH] = direct_poll_batch,
 	[BENCH_CASE_POLL_BATCH_WC] = direct_poll_batch_wc,
+	[BENCH_CASE_POLL_BURST] = direct_poll_burst,
 	[BENCH_CASE_LOOP_WRITE] = direct_loop_write,
 	[BENCH_CASE_LOOP_SEND_RECV] = direct_loop_send_recv,
 };

@@ -296,6 +296,198 @@ static void test_no_wrid(void **state)
 	assert_int_equal(f.cq.cons_index, 2);
 }
 
+/* mlx4dv_cq_poll_sq_burst(): wr_ids past *taken keep this value. */
+#define UNWRITTEN	0x5555u
+
+static void fill_unwritten(uint64_t *ids, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		ids[i] = UNWRITTEN;
+}
+
+/* Three CQEs then a device-owned slot: WQEs 0..5 outstanding, the CQEs
+ * name 1, 2 and 5 (0, 3 and 4 unsignaled): ids a1 a2 a5, tail 6, ci 3. */
+static void check_burst_until_empty(uint32_t cqe_size)
+{
+	struct fake f;
+	uint64_t ids[8];
+	uint32_t taken = 99;
+
+	fake_init(&f, cqe_size, 0, 0, 6);
+	device_cqe(&f, 0, QPN, 1, SEND_RDMA_WRITE);
+	device_cqe(&f, 1, QPN, 2, SEND_RDMA_WRITE);
+	device_cqe(&f, 2, QPN, 5, SEND_RDMA_WRITE);
+	fill_unwritten(ids, 8);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 8, ids, &taken),
+			 EAGAIN);
+	assert_int_equal(taken, 3);
+	assert_int_equal(ids[0], 0xa1);
+	assert_int_equal(ids[1], 0xa2);
+	assert_int_equal(ids[2], 0xa5);
+	assert_int_equal(ids[3], UNWRITTEN);
+	assert_int_equal(f.sq.tail, 6);
+	assert_int_equal(f.cq.cons_index, 3);
+	assert_int_equal(f.ci_record, 0xdeadbeef);
+	/* Empty now: nothing taken, nothing written. */
+	fill_unwritten(ids, 8);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 8, ids, &taken),
+			 EAGAIN);
+	assert_int_equal(taken, 0);
+	assert_int_equal(ids[0], UNWRITTEN);
+	assert_untouched(&f, 3, 6, UNWRITTEN);
+}
+
+static void test_burst_until_empty_32(void **state)
+{
+	(void)state;
+	check_burst_until_empty(32);
+}
+
+static void test_burst_until_empty_64(void **state)
+{
+	(void)state;
+	check_burst_until_empty(64);
+}
+
+/* max reached first: 0, and the third CQE stays for the next call. */
+static void test_burst_max(void **state)
+{
+	struct fake f;
+	uint64_t ids[2];
+	uint32_t taken = 99;
+
+	(void)state;
+	fake_init(&f, 32, 0, 0, 3);
+	for (uint32_t n = 0; n < 3; n++)
+		device_cqe(&f, n, QPN, (uint16_t)n, SEND_RDMA_WRITE);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 2, ids, &taken), 0);
+	assert_int_equal(taken, 2);
+	assert_int_equal(ids[0], 0xa0);
+	assert_int_equal(ids[1], 0xa1);
+	assert_int_equal(f.sq.tail, 2);
+	assert_int_equal(f.cq.cons_index, 2);
+	/* max 0 takes nothing and says so with 0. */
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 0, ids, &taken), 0);
+	assert_int_equal(taken, 0);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 2, ids, &taken),
+			 EAGAIN);
+	assert_int_equal(taken, 1);
+	assert_int_equal(ids[0], 0xa2);
+	assert_int_equal(f.sq.tail, 3);
+}
+
+/* A CQE the lean poll refuses ends the burst with its errno; the CQEs
+ * before it are taken, it is not. */
+static void check_burst_stops(uint32_t qpn, uint16_t wqe_index, uint8_t op,
+			      int expect)
+{
+	struct fake f;
+	uint64_t ids[4];
+	uint32_t taken = 99;
+
+	fake_init(&f, 32, 0, 0, 3);
+	device_cqe(&f, 0, QPN, 0, SEND_RDMA_WRITE);
+	device_cqe(&f, 1, qpn, wqe_index, op);
+	device_cqe(&f, 2, QPN, 2, SEND_RDMA_WRITE);
+	fill_unwritten(ids, 4);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 4, ids, &taken),
+			 expect);
+	assert_int_equal(taken, 1);
+	assert_int_equal(ids[0], 0xa0);
+	assert_int_equal(ids[1], UNWRITTEN);
+	assert_untouched(&f, 1, 1, UNWRITTEN);
+	assert_ptr_equal(mlx4dv_cq_peek(&f.cq), (const void *)(f.cqes + 32));
+}
+
+static void test_burst_stops(void **state)
+{
+	(void)state;
+	check_burst_stops(QPN, 1, 0x40 | 0x1e, EIO);		/* send error */
+	check_burst_stops(QPN, 1, 0x1e, EIO);			/* receive error */
+	check_burst_stops(QPN, 1, 0x01, EINVAL);		/* a receive */
+	check_burst_stops(QPN ^ 0x800000, 1, SEND_RDMA_WRITE, EINVAL);
+	check_burst_stops(QPN ^ 0x000001, 1, SEND_RDMA_WRITE, EINVAL);
+	check_burst_stops(QPN, 1, 0x5f, EINVAL);		/* opcode 0x1f */
+	check_burst_stops(QPN, 3, SEND_RDMA_WRITE, ERANGE);	/* = head */
+	check_burst_stops(QPN, 0, SEND_RDMA_WRITE, ERANGE);	/* completed */
+}
+
+/* Across the 16-bit wqe_index, the 32-bit count and the CQ's lap: tail
+ * 0xfffffffe, head 3, ci 6 (CQEs 6, 7, 8, 9: slots 6, 7, 0, 1, the owner
+ * bit flips at 8); the indexes 0xffff, 0x0000, 0x0002 name WQEBBs
+ * 0xffffffff, 0, 2 (slots 7, 0, 2). */
+static void test_burst_wraps(void **state)
+{
+	struct fake f;
+	uint64_t ids[4];
+	uint32_t taken = 99;
+
+	(void)state;
+	fake_init(&f, 64, 6, 0xfffffffe, 3);
+	device_cqe(&f, 6, QPN, 0xffff, SEND_RDMA_WRITE);
+	device_cqe(&f, 7, QPN, 0x0000, SEND_RDMA_WRITE);
+	device_cqe(&f, 8, QPN, 0x0002, SEND_RDMA_WRITE);
+	fill_unwritten(ids, 4);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 4, ids, &taken),
+			 EAGAIN);
+	assert_int_equal(taken, 3);
+	assert_int_equal(ids[0], 0xa7);
+	assert_int_equal(ids[1], 0xa0);
+	assert_int_equal(ids[2], 0xa2);
+	assert_int_equal(f.sq.tail, 3);
+	assert_int_equal(f.cq.cons_index, 9);
+}
+
+/* single_wqebb 0: each CQE by mlx4dv_cq_poll_sq(), WQE sizes from the
+ * ds: WQEBB 1 holds 2 WQEBBs (ds 8), WQEBB 3 one (ds 1): tail 0 -> 3 -> 4. */
+static void test_burst_multi_wqebb(void **state)
+{
+	struct fake f;
+	uint64_t ids[4];
+	uint32_t taken = 99;
+
+	(void)state;
+	fake_init(&f, 32, 0, 0, 4);
+	f.sq.single_wqebb = 0;
+	f.wqes[0 * 64 + 7] = 1;
+	f.wqes[1 * 64 + 7] = 8;
+	f.wqes[3 * 64 + 7] = 1;
+	device_cqe(&f, 0, QPN, 1, SEND_RDMA_WRITE);
+	device_cqe(&f, 1, QPN, 3, SEND_RDMA_WRITE);
+	fill_unwritten(ids, 4);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 4, ids, &taken),
+			 EAGAIN);
+	assert_int_equal(taken, 2);
+	assert_int_equal(ids[0], 0xa1);
+	assert_int_equal(ids[1], 0xa3);
+	assert_int_equal(ids[2], UNWRITTEN);
+	assert_int_equal(f.sq.tail, 4);
+	assert_int_equal(f.cq.cons_index, 2);
+}
+
+/* No wrid table: ids 0; no wr_ids array: only the counts move. */
+static void test_burst_no_wrid(void **state)
+{
+	struct fake f;
+	uint64_t ids[2];
+	uint32_t taken = 99;
+
+	(void)state;
+	fake_init(&f, 32, 0, 0, 4);
+	f.sq.wrid = NULL;
+	for (uint32_t n = 0; n < 4; n++)
+		device_cqe(&f, n, QPN, (uint16_t)n, SEND_RDMA_WRITE);
+	fill_unwritten(ids, 2);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 2, ids, &taken), 0);
+	assert_int_equal(taken, 2);
+	assert_int_equal(ids[0], 0);
+	assert_int_equal(ids[1], 0);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&f.cq, &f.sq, 2, NULL, &taken), 0);
+	assert_int_equal(taken, 2);
+	assert_int_equal(f.sq.tail, 4);
+	assert_int_equal(f.cq.cons_index, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +502,13 @@ int main(void)
 		cmocka_unit_test(test_count_wrap),
 		cmocka_unit_test(test_multi_wqebb),
 		cmocka_unit_test(test_no_wrid),
+		cmocka_unit_test(test_burst_until_empty_32),
+		cmocka_unit_test(test_burst_until_empty_64),
+		cmocka_unit_test(test_burst_max),
+		cmocka_unit_test(test_burst_stops),
+		cmocka_unit_test(test_burst_wraps),
+		cmocka_unit_test(test_burst_multi_wqebb),
+		cmocka_unit_test(test_burst_no_wrid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -157,6 +157,84 @@ static void test_rq_full_ring(void **state)
 	}
 }
 
+/* mlx4dv_rq_write_burst(): the bytes of one-entry mlx4dv_rq_write()s. */
+static void test_rq_write_burst_golden(void **state)
+{
+	struct fake_rq f;
+	const uint64_t ids[3] = { 0x11, 0x22, 0x33 };
+	const struct ibv_sge sg[3] = { two_sges[0], two_sges[1], two_sges[0] };
+
+	(void)state;
+	fake_rq_init(&f, 4, 6);		/* 64-byte WQEs: 4 scatter entries */
+	f.ring.head = f.ring.tail = 2;	/* WQEs 2, 3, 0 (the ring wraps) */
+	assert_int_equal(mlx4dv_rq_write_burst(&f.ring, 3, ids, sg), 0);
+	assert_int_equal(f.ring.head, 5);
+	assert_int_equal(f.db, 0);	/* no doorbell */
+	/* Each WQE: its entry, then the terminator. */
+	assert_memory_equal(f.buf + 2 * 64, two_sges_bytes, 16);
+	assert_memory_equal(f.buf + 2 * 64 + 16, two_sges_bytes + 32, 16);
+	assert_memory_equal(f.buf + 3 * 64, two_sges_bytes + 16, 32);
+	assert_memory_equal(f.buf + 0 * 64, two_sges_bytes, 16);
+	assert_memory_equal(f.buf + 0 * 64 + 16, two_sges_bytes + 32, 16);
+	assert_poison(f.buf + 0 * 64 + 32, 32);
+	assert_poison(f.buf + 1 * 64, 64);
+	assert_poison(f.buf + 2 * 64 + 32, 32);
+	assert_poison(f.buf + 3 * 64 + 32, 32);
+	assert_int_equal(f.wrid[2], 0x11);
+	assert_int_equal(f.wrid[3], 0x22);
+	assert_int_equal(f.wrid[0], 0x33);
+	mlx4dv_rq_ring_doorbell(&f.ring);
+	assert_memory_equal(&f.db, ((const uint8_t[]){0x00, 0x00, 0x00, 0x05}), 4);
+}
+
+/* One scatter entry per WQE: no terminator; count 0 writes nothing. */
+static void test_rq_write_burst_one_entry(void **state)
+{
+	struct fake_rq f;
+	const uint64_t ids[2] = { 7, 8 };
+
+	(void)state;
+	fake_rq_init(&f, 4, 4);		/* 16-byte WQEs: 1 scatter entry */
+	assert_int_equal(mlx4dv_rq_write_burst(&f.ring, 0, ids, NULL), 0);
+	assert_poison(f.buf, sizeof(f.buf));
+	assert_int_equal(mlx4dv_rq_write_burst(&f.ring, 2, ids, two_sges), 0);
+	assert_memory_equal(f.buf, two_sges_bytes, 32);
+	assert_poison(f.buf + 32, sizeof(f.buf) - 32);
+	assert_int_equal(f.wrid[0], 7);
+	assert_int_equal(f.wrid[1], 8);
+	assert_int_equal(f.ring.head, 2);
+}
+
+/* All or nothing: a burst that does not fit, a ring without scatter
+ * entries, no wr_ids for a wrid table; without a table wr_ids may be NULL. */
+static void test_rq_write_burst_refused(void **state)
+{
+	struct fake_rq f;
+	const uint64_t ids[4] = { 1, 2, 3, 4 };
+	const struct ibv_sge sg[4] = { two_sges[0], two_sges[0], two_sges[0],
+				       two_sges[0] };
+
+	(void)state;
+	fake_rq_init(&f, 4, 5);
+	f.ring.tail = 0x10;
+	f.ring.head = 0x11;		/* 1 outstanding: room for 3 */
+	assert_int_equal(mlx4dv_rq_write_burst(&f.ring, 4, ids, sg), ENOMEM);
+	assert_int_equal(mlx4dv_rq_write_burst(&f.ring, 3, NULL, sg), EINVAL);
+	f.ring.max_scatter = 0;
+	assert_int_equal(mlx4dv_rq_write_burst(&f.ring, 1, ids, sg), EINVAL);
+	f.ring.max_scatter = 2;
+	assert_poison(f.buf, sizeof(f.buf));
+	assert_int_equal(f.ring.head, 0x11);
+	assert_int_equal(f.wrid[1], 0);
+	f.ring.wrid = NULL;
+	assert_int_equal(mlx4dv_rq_write_burst(&f.ring, 3, NULL, sg), 0);
+	assert_int_equal(f.ring.head, 0x14);
+	assert_memory_equal(f.buf + 1 * 32, two_sges_bytes, 16);
+	assert_memory_equal(f.buf + 1 * 32 + 16, two_sges_bytes + 32, 16);
+	assert_poison(f.buf + 0 * 32, 32);
+	assert_int_equal(mlx4dv_rq_write_burst(&f.ring, 1, ids, sg), ENOMEM);
+}
+
 /* The doorbell record holds head modulo 2^16, across the 32-bit wrap. */
 static void test_rq_doorbell_wrap(void **state)
 {
@@ -650,6 +728,9 @@ int main(void)
 		cmocka_unit_test(test_rq_full_wqe_no_terminator),
 		cmocka_unit_test(test_rq_bad_input),
 		cmocka_unit_test(test_rq_full_ring),
+		cmocka_unit_test(test_rq_write_burst_golden),
+		cmocka_unit_test(test_rq_write_burst_one_entry),
+		cmocka_unit_test(test_rq_write_burst_refused),
 		cmocka_unit_test(test_rq_doorbell_wrap),
 		cmocka_unit_test(test_rq_post_list_all_or_nothing),
 		cmocka_unit_test(test_rq_complete_checks),

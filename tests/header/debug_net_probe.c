@@ -31,6 +31,7 @@ int debug_net_probe(struct mlx4dv_sq_ring *sq, struct mlx4dv_rq_ring *rq,
 	r |= mlx4dv_sq_write_rdma_write(sq, 2, 3, 0x1000, sg, 1, 0);
 	r |= (int)mlx4dv_sq_set_data_segs(sq, sq->buf + 16, sg, 2);
 	r |= mlx4dv_cq_poll_sq(cq, sq, &id, &cqe);
+	r |= mlx4dv_cq_poll_sq_burst(cq, sq, 1, &id, &polled);
 	r |= mlx4dv_cq_poll_rq(cq, rq, &id, &len, &cqe);
 	r |= mlx4dv_cq_poll_srq(cq, srq, &id, &len, &cqe);
 	r |= mlx4dv_cq_poll_wc(cq, qps, 1, 1, wc, &polled);

@@ -158,6 +158,9 @@ static void null_handles_assert(void **state)
 	host_sq_init(&h, 64, 6, IBV_QPT_RC, 0);
 	expect_assert_failure(mlx4dv_cq_poll_sq(NULL, &h.sq, &id, &taken));
 	expect_assert_failure(mlx4dv_cq_poll_sq(&c.cq, NULL, &id, &taken));
+	expect_assert_failure(mlx4dv_cq_poll_sq_burst(NULL, &h.sq, 1, &id, &polled));
+	expect_assert_failure(mlx4dv_cq_poll_sq_burst(&c.cq, NULL, 1, &id, &polled));
+	expect_assert_failure(mlx4dv_cq_poll_sq_burst(&c.cq, &h.sq, 1, &id, NULL));
 	expect_assert_failure(mlx4dv_cq_poll_rq(&c.cq, NULL, &id, &len, &taken));
 	expect_assert_failure(mlx4dv_cq_poll_srq(&c.cq, NULL, &id, &len, &taken));
 	expect_assert_failure(mlx4dv_cq_poll_wc(&c.cq, NULL, 1, 1, &wc, &polled));
@@ -168,6 +171,8 @@ static void null_handles_assert(void **state)
 	expect_assert_failure(mlx4dv_sq_complete_cqe(&h.sq, NULL, &id));
 	/* the same calls with their handles pass the net */
 	assert_int_equal(mlx4dv_cq_poll_sq(&c.cq, &h.sq, &id, &taken), EAGAIN);
+	assert_int_equal(mlx4dv_cq_poll_sq_burst(&c.cq, &h.sq, 1, &id, &polled), EAGAIN);
+	assert_int_equal(polled, 0);
 	assert_int_equal(mlx4dv_cq_poll_wc(&c.cq, NULL, 0, 1, &wc, &polled), EAGAIN);
 	host_sq_free(&h);
 	host_cq_free(&c);

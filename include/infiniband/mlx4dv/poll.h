@@ -174,6 +174,148 @@ mlx4dv_cq_poll_sq(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
 	return 0;
 }
 
+/* How __mlx4dv_cq_poll_sq_burst_run() fills wr_ids: a constant at each
+ * call, so that the loop carries no per-CQE test of it. */
+enum __mlx4dv_burst_ids {
+	__MLX4DV_BURST_IDS_NONE,	/* wr_ids NULL */
+	__MLX4DV_BURST_IDS_ZERO,	/* no wrid table: zeros */
+	__MLX4DV_BURST_IDS_TABLE,	/* from sq->wrid */
+};
+
+/* The single-WQEBB loop of mlx4dv_cq_poll_sq_burst(). */
+static MLX4DV_ALWAYS_INLINE int
+__mlx4dv_cq_poll_sq_burst_run(struct mlx4dv_cq_ring *cq,
+			      struct mlx4dv_sq_ring *sq, uint32_t max,
+			      uint64_t *wr_ids, uint32_t *taken,
+			      enum __mlx4dv_burst_ids ids)
+{
+	const uint8_t *buf = cq->buf;
+	const size_t size = cq->cqe_size;
+	const uint32_t cqe_cnt = cq->cqe_cnt;
+	const uint32_t head = sq->head;
+	const uint32_t wqe_mask = sq->wqe_cnt - 1;
+	const uint64_t *wrid = sq->wrid;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint32_t doorbell_qpn = (uint32_t)sq->doorbell_qpn;
+#else
+	const uint32_t qpn = sq->qpn;
+#endif
+	uint32_t ci = cq->cons_index;
+	uint32_t tail = sq->tail;
+	uint32_t n = 0;
+	int err = 0;
+
+	while (n < max) {
+		const uint8_t *slot = buf + (size_t)(ci & (cqe_cnt - 1)) * size;
+		int32_t last = (int8_t)__atomic_load_n(slot + size - 1,
+						       __ATOMIC_RELAXED);
+		const struct mlx4_cqe *cqe;
+		uint32_t kind, start;
+		int of_sq;
+
+		if (((uint32_t)(last >> 7) ^ ci) & cqe_cnt) {
+			err = EAGAIN;
+			break;
+		}
+		mlx4dv_barrier_from_device();
+		cqe = (const struct mlx4_cqe *)(slot + size - sizeof(struct mlx4_cqe));
+		/* The range test of mlx4dv_cq_poll_sq(). */
+		kind = ((uint32_t)last - MLX4_CQE_IS_SEND_MASK) &
+		       (MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK);
+		if (__MLX4DV_UNLIKELY(kind >= MLX4_CQE_OPCODE_ERROR)) {
+			err = mlx4dv_cqe_opcode(cqe) == MLX4_CQE_OPCODE_ERROR ?
+			      EIO : EINVAL;
+			break;
+		}
+		/* __mlx4dv_cqe_is_of_doorbell_qpn() on the word loaded once. */
+		MLX4DV_ASSERT(sq->doorbell_qpn ==
+			      mlx4dv_cpu_to_be32(sq->qpn << 8));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		of_sq = ((uint32_t)cqe->vlan_my_qpn >> 8) == doorbell_qpn;
+#else
+		of_sq = mlx4dv_cqe_qpn(cqe) == qpn;
+#endif
+		if (!of_sq) {
+			err = EINVAL;
+			break;
+		}
+		start = tail + (uint16_t)(mlx4dv_be16_to_cpu(cqe->wqe_index) -
+					  (uint16_t)tail);
+		if ((int32_t)(start - head) >= 0) {
+			err = ERANGE;
+			break;
+		}
+		if (ids == __MLX4DV_BURST_IDS_TABLE)
+			wr_ids[n] = wrid[start & wqe_mask];
+		else if (ids == __MLX4DV_BURST_IDS_ZERO)
+			wr_ids[n] = 0;
+		tail = start + 1;
+		ci++;
+		n++;
+	}
+	sq->tail = tail;
+	cq->cons_index = ci;
+	*taken = n;
+	return err;
+}
+
+/*
+ * mlx4dv_cq_poll_sq_burst - take up to max send completions of one SQ in
+ * one call (0.3 addition): mlx4dv_cq_poll_sq() repeated, with the CQ's
+ * and the SQ's fields read once per call instead of once per CQE.
+ *
+ * max:     the most CQEs to take, 0 or more.
+ * wr_ids:  out, may be NULL: array of max entries (host order, 8 bytes
+ *          each); wr_ids[i] is the wr_id recorded for the WQE the i-th
+ *          CQE taken names (0 when sq->wrid is NULL). Entries from
+ *          *taken on are not written.
+ * taken:   out, never NULL: how many CQEs were taken (0..max), always
+ *          written.
+ * Each CQE taken has the effect of a mlx4dv_cq_poll_sq() that returned
+ * 0: cq->cons_index advanced by *taken, sq->tail past the last WQE
+ * named. The consumer-index record is NOT written: call
+ * mlx4dv_cq_update_ci() after the call when *taken > 0.
+ * Returns 0 when max CQEs were taken. Otherwise the call stopped at the
+ * next CQE and returns what mlx4dv_cq_poll_sq() returns for it, having
+ * consumed nothing of it: EAGAIN (device-owned: the CQ is empty), EIO (an
+ * error CQE), EINVAL (a receive CQE, a send CQE of another QPN, opcode
+ * 0x1f) or ERANGE (a wqe_index naming no outstanding WQE). *taken CQEs
+ * before it are taken in every case.
+ * Ordering: per CQE as mlx4dv_cq_poll_sq(): owner test, then
+ * mlx4dv_barrier_from_device(), then the other fields. The handles must
+ * not change under the call (the one-thread rule of the handles), which
+ * is what lets it keep their fields in registers across the barriers.
+ * An SQ whose WQEs may span several WQEBBs (sq->single_wqebb clear) is
+ * polled by mlx4dv_cq_poll_sq() one CQE at a time, with the same results.
+ * (rdma-core cq.c get_sw_cqe, mlx4_parse_cqe; PRM CQE owner_sr_opcode.)
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_cq_poll_sq_burst(struct mlx4dv_cq_ring *cq, struct mlx4dv_sq_ring *sq,
+			uint32_t max, uint64_t *wr_ids, uint32_t *taken)
+{
+	__MLX4DV_CHECK(cq && sq && taken, "mlx4dv_cq_poll_sq_burst",
+		       "cq, sq and taken must not be NULL");
+	uint32_t n = 0;
+	int err = 0;
+
+	if (__MLX4DV_UNLIKELY(!(sq->single_wqebb & 1))) {
+		__MLX4DV_RARE_PATH();
+		while (n < max && !(err = mlx4dv_cq_poll_sq(cq, sq,
+				wr_ids ? &wr_ids[n] : NULL, NULL)))
+			n++;
+		*taken = n;
+		return n == max ? 0 : err;
+	}
+	if (!wr_ids)
+		return __mlx4dv_cq_poll_sq_burst_run(cq, sq, max, wr_ids, taken,
+						     __MLX4DV_BURST_IDS_NONE);
+	if (!sq->wrid)
+		return __mlx4dv_cq_poll_sq_burst_run(cq, sq, max, wr_ids, taken,
+						     __MLX4DV_BURST_IDS_ZERO);
+	return __mlx4dv_cq_poll_sq_burst_run(cq, sq, max, wr_ids, taken,
+					     __MLX4DV_BURST_IDS_TABLE);
+}
+
 /*
  * mlx4dv_cq_poll_send - the 0.2 form of mlx4dv_cq_poll_sq(), without the
  * CQE output (deprecated in 0.3, docs/migration-0.3.md): the same

@@ -81,6 +81,50 @@ mlx4dv_rq_write(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
 }
 
 /*
+ * mlx4dv_rq_write_burst - write count receive WQEs of one scatter entry
+ * each at head and advance head by count, all or nothing (0.3 addition);
+ * no doorbell (call mlx4dv_rq_ring_doorbell() after). Each WQE is the
+ * one mlx4dv_rq_write(rq, wr_ids[i], &sg[i], 1) writes, byte for byte;
+ * the ring's fields are read once per call instead of once per WQE.
+ *
+ * sg:     count entries (host order): sg[i] is the buffer of WQE head + i.
+ * wr_ids: count entries (host order), stored in the ring's wrid table;
+ *         may be NULL when the ring has none (rq->wrid NULL).
+ * Errors, nothing written: EINVAL when the ring has no scatter entry
+ * (max_scatter 0) or wr_ids is NULL for a ring with a wrid table; ENOMEM
+ * when count WQEs do not fit (head - tail + count > wqe_cnt).
+ * (rdma-core qp.c _mlx4_post_recv.)
+ */
+static MLX4DV_ALWAYS_INLINE int
+mlx4dv_rq_write_burst(struct mlx4dv_rq_ring *rq, uint32_t count,
+		      const uint64_t *wr_ids, const struct ibv_sge *sg)
+{
+	__MLX4DV_CHECK(rq && (sg || !count), "mlx4dv_rq_write_burst",
+		       "rq must not be NULL, nor sg when count > 0");
+	uint8_t *buf = rq->buf;
+	const uint32_t mask = rq->wqe_cnt - 1;
+	const uint32_t shift = rq->wqe_shift;
+	const uint32_t max_scatter = rq->max_scatter;
+	uint64_t *wrid = rq->wrid;
+	uint32_t head = rq->head;
+
+	if (max_scatter == 0 || (wrid && !wr_ids))
+		return EINVAL;
+	if (count > rq->wqe_cnt - (head - rq->tail))
+		return ENOMEM;
+	for (uint32_t i = 0; i < count; i++, head++) {
+		struct mlx4_wqe_data_seg *scat = (struct mlx4_wqe_data_seg *)
+			(buf + ((size_t)(head & mask) << shift));
+
+		mlx4dv_wqe_set_scatter(scat, &sg[i], 1, max_scatter);
+		if (wrid)
+			wrid[head & mask] = wr_ids[i];
+	}
+	rq->head = head;
+	return 0;
+}
+
+/*
  * mlx4dv_rq_ring_doorbell - tell the device how many WQEs were posted:
  * mlx4dv_barrier_to_device() (the WQEs first), then the doorbell record
  * <- big-endian 32-bit (head & 0xffff). (rdma-core qp.c _mlx4_post_recv.)
