@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "adapter/engine.h"
+#include "transport/link_grants.h"
 #include "transport/psn.h"
 #include "transport/rc.h"
 #include "wire/rcvbuf.h"
@@ -17,6 +18,8 @@ struct emu_link_peer {
 	unsigned port;
 	uint32_t addr;		/* IPv4, host order */
 	uint64_t budget;	/* bytes of the peer's receive buffer */
+	uint64_t own;		/* what this port allows itself (port_budget) */
+	uint64_t grant_ns;	/* when the peer's latest grant came */
 	uint64_t in_flight;	/* bytes the QPs hold */
 	struct emu_rc_conn *whead, *wtail;	/* waiting, FIFO */
 	struct emu_rc_conn *serving;	/* the one whose turn it is */
@@ -55,6 +58,15 @@ static uint64_t port_budget(unsigned port)
 	return quarter < window ? quarter : window;
 }
 
+/* Before the peer's first grant, and after an idle spell in which the
+ * peer may have given this port's share to others. */
+static uint64_t initial_budget(uint64_t own)
+{
+	uint64_t initial = (uint64_t)EMU_LINK_GRANT_INITIAL * EMU_LINK_GRANT_UNIT;
+
+	return initial < own ? initial : own;
+}
+
 static struct emu_link_peer *peer_of(unsigned port, uint32_t addr)
 {
 	struct emu_link_peer **b = &buckets[(addr ^ (addr >> 8) ^ port) % PEER_BUCKETS], *p;
@@ -64,13 +76,16 @@ static struct emu_link_peer *peer_of(unsigned port, uint32_t addr)
 			return p;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
-		if (!spare.budget)
-			spare.budget = port_budget(port);
+		if (!spare.own) {
+			spare.own = port_budget(port);
+			spare.budget = initial_budget(spare.own);
+		}
 		return &spare;
 	}
 	p->port = port;
 	p->addr = addr;
-	p->budget = port_budget(port);
+	p->own = port_budget(port);
+	p->budget = initial_budget(p->own);
 	p->next = *b;
 	*b = p;
 	return p;
@@ -165,6 +180,11 @@ bool rc_link_admit(struct emu_rc_conn *c, uint32_t psn, uint32_t n)
 		return true;
 	if (k->waiting)
 		return false;
+	if (!p->in_flight && p->grant_ns &&
+	    emu_now_ns() - p->grant_ns > EMU_LINK_GRANT_IDLE_NS / 2) {
+		p->budget = initial_budget(p->own);
+		p->grant_ns = 0;
+	}
 	if (p->whead && p->serving != c) {
 		enqueue(p, c, false);
 		return false;
@@ -181,6 +201,21 @@ bool rc_link_admit(struct emu_rc_conn *c, uint32_t psn, uint32_t n)
 	hold(c, end);
 	k->turn += (uint32_t)more;
 	return true;
+}
+
+void rc_link_grant(struct emu_rc_conn *c, uint8_t code, uint64_t now_ns)
+{
+	struct emu_link_peer *p = c->link.peer;
+	uint64_t granted = emu_link_grant_bytes(code);
+
+	if (!p)
+		return;
+	if (granted > p->own)
+		granted = p->own;
+	if (granted > p->budget && p->whead)
+		due = true;
+	p->budget = granted;
+	p->grant_ns = now_ns;
 }
 
 void rc_link_sync(struct emu_rc_conn *c)
