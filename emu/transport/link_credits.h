@@ -11,7 +11,10 @@
  * than a quarter of the port's own receive buffer (the peer's is set
  * the same way) nor one QP's window of 4 KiB packets; each packet is
  * charged what the kernel charges for a packet of the QP's path MTU
- * (wire/rcvbuf.h).
+ * (wire/rcvbuf.h).  What a port has in flight to all its peers
+ * together stays within half its own receive buffer, where the READ
+ * responses among it arrive (the other half is what it grants its
+ * peers).
  *
  * A QP holds credits for its PSNs from the oldest unacknowledged one
  * (una_psn) up to `end`: a request packet takes one PSN's worth when it
