@@ -134,7 +134,8 @@ static void deliver_member(void *arg, struct emu_qp *d)
 static bool remote_dest(const struct emu_qp *qp, const uint8_t *av, bool eth,
 			uint32_t *addr)
 {
-	bool ok = eth ? emu_gid_to_addr(av + 16, addr) :
+	/* ::ffff:224.x.y.z is a group (its MAC 01:00:5e:...), not an adapter */
+	bool ok = eth ? !emu_gid_is_multicast(av + 16) && emu_gid_to_addr(av + 16, addr) :
 		  emu_lid_to_addr(qp->port, ld_be16(av + 6), addr);
 
 	return ok && !emu_addr_is_self(*addr);

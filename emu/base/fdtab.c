@@ -8,6 +8,7 @@
 static _Atomic uint16_t fd_ctx[EMU_FD_MAX];
 static _Atomic uint16_t fd_channel[EMU_FD_MAX];
 static _Atomic uint16_t fd_async[EMU_FD_MAX];
+static _Atomic uint16_t fd_cm[EMU_FD_MAX];
 
 static int get(_Atomic uint16_t *tab, int fd)
 {
@@ -54,14 +55,25 @@ void emu_fd_set_async(int fd, int ctx)
 	set(fd_async, fd, ctx);
 }
 
+int emu_fd_cm(int fd)
+{
+	return get(fd_cm, fd);
+}
+
+void emu_fd_set_cm(int fd, int file)
+{
+	set(fd_cm, fd, file);
+}
+
 struct emu_fd_owner emu_fd_forget(int fd)
 {
-	struct emu_fd_owner o = { -1, -1, -1 };
+	struct emu_fd_owner o = { -1, -1, -1, -1 };
 
 	if (fd < 0 || fd >= EMU_FD_MAX)
 		return o;
 	o.ctx = (int)atomic_exchange(&fd_ctx[fd], 0) - 1;
 	o.channel = (int)atomic_exchange(&fd_channel[fd], 0) - 1;
 	o.async_ctx = (int)atomic_exchange(&fd_async[fd], 0) - 1;
+	o.cm = (int)atomic_exchange(&fd_cm[fd], 0) - 1;
 	return o;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * Which of the program's file descriptors belong to the device: the
- * command fd of each context, the async event fd of each context and the
- * fd of each completion channel.  Written by the command layer when it
+ * command fd of each context, the async event fd of each context, the fd
+ * of each completion channel and that of each rdma_cm file.  Written by the command layer when it
  * hands a descriptor out, read by the OS boundary on every interposed
  * call (lock-free: one atomic load).
  */
@@ -18,6 +18,7 @@ struct emu_fd_owner {
 	int ctx;	/* command fd of this context */
 	int channel;	/* completion channel */
 	int async_ctx;	/* async event fd of this context */
+	int cm;		/* rdma_cm file */
 };
 
 /* Context index of a command fd, or -1. */
@@ -29,6 +30,9 @@ void emu_fd_set_channel(int fd, int channel);
 /* Context whose async fd this is, or -1; ctx -1 clears. */
 int emu_fd_async(int fd);
 void emu_fd_set_async(int fd, int ctx);
+/* rdma_cm file index, or -1. */
+int emu_fd_cm(int fd);
+void emu_fd_set_cm(int fd, int file);
 /* Clears the fd's entries and returns what it was. */
 struct emu_fd_owner emu_fd_forget(int fd);
 

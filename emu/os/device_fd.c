@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * fstat() and __fxstat() on the device fd.  The fd is a memfd (so that
+ * fstat() and __fxstat() on the device fd and on an rdma_cm fd (an
+ * eventfd; librdmacm's open_cdev() too wants a character device).  The fd is a memfd (so that
  * raw mmap system calls map the device's pages), but libibverbs checks
  * that the file it opened is the character device sysfs names
  * (util/open_cdev.c: S_ISCHR and st_rdev): the answer is that of
@@ -28,7 +29,7 @@ static int (*real_fxstat64)(int, int, struct stat64 *);
 
 static bool is_device_fd(int fd)
 {
-	return emu_fd_ctx(fd) >= 0;
+	return emu_fd_ctx(fd) >= 0 || emu_fd_cm(fd) >= 0;
 }
 
 static int device_stat(struct stat *st)

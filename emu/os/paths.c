@@ -3,7 +3,8 @@
  * Path-based discovery of the device: access, faccessat, euidaccess,
  * eaccess and the stat family (stat, lstat, fstatat, statx, their 64-bit
  * names and the __xstat entry points older binaries call) of
- * /dev/infiniband/uverbs0 answer for the character device behind it,
+ * /dev/infiniband/uverbs0 and /dev/infiniband/rdma_cm answer for the
+ * character device behind the first,
  * /dev/zero (1:5, crw-rw-rw- as a uverbs node), so a library that probes
  * the device before opening it finds it.  Every other path, and every
  * errno, is the C library's own.
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/libc.h"
+#include "cm/ucma.h"
 #include "os/sysfs.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -26,7 +28,9 @@
 
 static const char *device_path(const char *path)
 {
-	return path && !strcmp(path, EMU_CDEV_PATH) ? EMU_CDEV_TARGET : path;
+	if (path && (!strcmp(path, EMU_CDEV_PATH) || !strcmp(path, EMU_UCMA_PATH)))
+		return EMU_CDEV_TARGET;
+	return path;
 }
 
 /* The exported name(params), which passes args on to the C library's

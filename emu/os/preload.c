@@ -15,6 +15,9 @@
  *    (offset page size) pages, read-only when doorbells are trapped
  *    (os/fault.c; munmap forgets the trap), and the HCA core clock page
  *    (offset 3 * page size);
+ *  - open of /dev/infiniband/rdma_cm is a connection manager file
+ *    (cm/ucma.h): write on it is a ucma command, read EINVAL (the kernel's
+ *    has no read), close destroys its ids;
  *  - NETLINK_RDMA sockets fail so discovery falls back to sysfs.
  * Everything else is passed through unchanged.
  */
@@ -38,6 +41,7 @@
 #include "adapter/engine.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
+#include "cm/ucma.h"
 #include "cmd/cmd.h"
 #include "adapter/port.h"
 #include "os/netif.h"
@@ -69,6 +73,21 @@ static int (*real_socket)(int, int, int);
 static bool is_cdev_path(const char *path)
 {
 	return path && !strcmp(path, EMU_CDEV_PATH);
+}
+
+static bool is_ucma_path(const char *path)
+{
+	return path && !strcmp(path, EMU_UCMA_PATH);
+}
+
+static int emu_open_ucma(int flags)
+{
+	int saved = errno;
+	int fd = emu_ucma_open(flags);
+
+	if (fd >= 0)
+		errno = saved;
+	return fd;
 }
 
 /*
@@ -192,6 +211,8 @@ EXPORT int open(const char *path, int flags, ...)
 	OPEN_MODE(flags, mode);
 	if (is_cdev_path(path))
 		return emu_open_device(flags);
+	if (is_ucma_path(path))
+		return emu_open_ucma(flags);
 	RESOLVE(real_open, "open");
 	return real_open(path, flags, mode);
 }
@@ -203,6 +224,8 @@ EXPORT int open64(const char *path, int flags, ...)
 	OPEN_MODE(flags, mode);
 	if (is_cdev_path(path))
 		return emu_open_device(flags);
+	if (is_ucma_path(path))
+		return emu_open_ucma(flags);
 	RESOLVE(real_open64, "open64");
 	return real_open64(path, flags, mode);
 }
@@ -226,6 +249,8 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	OPEN_MODE(flags, mode);
 	if (is_cdev_path(path))
 		return emu_open_device(flags);
+	if (is_ucma_path(path))
+		return emu_open_ucma(flags);
 	RESOLVE(real_openat, "openat");
 	return real_openat(dirfd, path, flags, mode);
 }
@@ -237,6 +262,8 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	OPEN_MODE(flags, mode);
 	if (is_cdev_path(path))
 		return emu_open_device(flags);
+	if (is_ucma_path(path))
+		return emu_open_ucma(flags);
 	RESOLVE(real_openat64, "openat64");
 	return real_openat64(dirfd, path, flags, mode);
 }
@@ -266,8 +293,18 @@ EXPORT ssize_t write(int fd, const void *buf, size_t len)
 {
 	struct emu_ctx *ctx = ctx_of_fd(fd);
 
+	int cm = emu_fd_cm(fd);
+
 	if (ctx)
 		return device_write(ctx, buf, len);
+	if (cm >= 0) {
+		int saved = errno;
+		ssize_t n = emu_ucma_write(cm, buf, len);
+
+		if (n >= 0)
+			errno = saved;
+		return n;
+	}
 	return emu_real_write(fd, buf, len);
 }
 
@@ -288,6 +325,10 @@ EXPORT ssize_t read(int fd, void *buf, size_t len)
 
 	if (q)
 		return event_read(q, buf, len);
+	if (emu_fd_cm(fd) >= 0) {
+		errno = EINVAL;
+		return -1;
+	}
 	return emu_real_read(fd, buf, len);
 }
 
@@ -435,6 +476,8 @@ EXPORT int close(int fd)
 		emu_channel_release(o.channel);
 	if (o.async_ctx >= 0)
 		emu_evq_close(&emu_dev.ctx[o.async_ctx].async_q);
+	if (o.cm >= 0)
+		emu_ucma_close(o.cm);
 	ret = emu_real_close(fd);
 	if (!ret)
 		errno = saved;
@@ -530,6 +573,7 @@ static void emu_start(void)
 		emu_identity_release();
 		return;
 	}
+	emu_cm_init();
 	if (emu_sysfs_create()) {
 		fprintf(stderr, "mlx4emu: cannot create the sysfs tree: %s\n",
 			strerror(errno));
@@ -612,6 +656,8 @@ __attribute__((destructor)) static void emu_fini(void)
 	int saved = errno;
 
 	if (sysfs_owner == getpid()) {
+		/* the peers of this adapter's connections hear it go */
+		emu_cm_shutdown();
 		emu_sysfs_remove();
 		/* frames the faults still hold were in flight: they arrive */
 		pthread_mutex_lock(&emu_dev.lock);

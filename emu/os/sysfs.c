@@ -138,6 +138,10 @@ int emu_sysfs_create(void)
 	/* first: the class entries' device folders are links to it */
 	err |= emu_sysfs_pci_create();
 	err |= put_file("6", "class/infiniband_verbs/abi_version");
+	/* the rdma_cm misc device (ucma ABI 4) and the IB CM's class */
+	err |= put_file("4", "class/misc/rdma_cm/abi_version");
+	err |= put_file("10:58", "class/misc/rdma_cm/dev");
+	err |= put_file("5", "class/infiniband_cm/abi_version");
 	err |= put_file(EMU_IBDEV_NAME, "class/infiniband_verbs/uverbs0/ibdev");
 	err |= put_file(EMU_CDEV_MAJMIN, "class/infiniband_verbs/uverbs0/dev");
 	err |= put_file("4", "class/infiniband_verbs/uverbs0/abi_version");

@@ -16,6 +16,7 @@
 #include "base/config.h"
 #include "base/guard.h"
 #include "transport/admission.h"
+#include "transport/gsi.h"
 #include "transport/rc.h"
 #include "transport/xrc_wire.h"
 #include "adapter/xrc.h"
@@ -107,8 +108,11 @@ static void dispatch(const struct emu_rx *rx)
 		emu_admit_refuse(rx);
 		return;
 	}
-	if ((bth.opcode & 0xe0) == EMU_TR_UD)
-		emu_ud_receive(rx, &bth);
+	if ((bth.opcode & 0xe0) == EMU_TR_UD) {
+		/* QP1's MADs belong to the connection manager, never to a QP */
+		if (!emu_gsi_receive(rx, bth.dest_qpn))
+			emu_ud_receive(rx, &bth);
+	}
 	else
 		rc_dispatch(rx, &bth, &l);
 }

@@ -10,8 +10,11 @@
  *   ld   [net + 12]          IPv4 source address
  *   jeq  #peer0, 0, 1 ; ret #ADMIT      one pair per peer
  *   ...
- *   ldb  [8] ; and #0xe0     while a UD QP is ready: the transport bits
- *   jeq  #0x60, 0, 1 ; ret #ADMIT
+ *   ldb  [8] ; and #0xe0     the transport bits
+ *   jeq  #0x60, 0, k         UD: while a UD QP is ready, ret #ADMIT;
+ *                            else only to QP1 (the GSI, always there:
+ *                            the connection manager's MADs):
+ *   ld   [12] ; and #0xffffff ; jeq #1, 0, 1 ; ret #ADMIT
  *   drop: ret #0
  */
 #include "wire/peer_filter.h"
@@ -51,12 +54,12 @@ static struct sock_filter insn(uint16_t code, uint8_t jt, uint8_t jf, uint32_t k
 }
 
 /* The program for the port's peer set into prog (room for
- * 2 * n + 10 instructions); returns its length. */
+ * 2 * n + 12 instructions); returns its length. */
 static unsigned build(const struct port_peers *pp, struct sock_filter *prog)
 {
 	unsigned i = 0;
 	/* the jne to drop skips what comes after it up to the last insn */
-	unsigned body = 1 + 2 * pp->n + (pp->ud_qps ? 4 : 0);
+	unsigned body = 1 + 2 * pp->n + (pp->ud_qps ? 4 : 7);
 
 	prog[i++] = insn(BPF_LD | BPF_H | BPF_ABS, 0, 0, 0);
 	/* a conditional jump reaches 255 instructions at most, so the port
@@ -68,12 +71,18 @@ static unsigned build(const struct port_peers *pp, struct sock_filter *prog)
 		prog[i++] = insn(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, pp->peers[p].addr);
 		prog[i++] = insn(BPF_RET | BPF_K, 0, 0, ADMIT);
 	}
+	prog[i++] = insn(BPF_LD | BPF_B | BPF_ABS, 0, 0, UDP_HEADER_BYTES);
+	prog[i++] = insn(BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xe0);
 	if (pp->ud_qps) {
-		prog[i++] = insn(BPF_LD | BPF_B | BPF_ABS, 0, 0, UDP_HEADER_BYTES);
-		prog[i++] = insn(BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xe0);
 		prog[i++] = insn(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, EMU_TR_UD);
-		prog[i++] = insn(BPF_RET | BPF_K, 0, 0, ADMIT);
+	} else {
+		/* DestQP, the low 24 bits of BTH bytes 4..7 */
+		prog[i++] = insn(BPF_JMP | BPF_JEQ | BPF_K, 0, 4, EMU_TR_UD);
+		prog[i++] = insn(BPF_LD | BPF_W | BPF_ABS, 0, 0, UDP_HEADER_BYTES + 4);
+		prog[i++] = insn(BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xffffff);
+		prog[i++] = insn(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 1);
 	}
+	prog[i++] = insn(BPF_RET | BPF_K, 0, 0, ADMIT);
 	prog[i++] = insn(BPF_RET | BPF_K, 0, 0, 0);
 	return i;
 }
@@ -108,7 +117,7 @@ static int apply(unsigned port)
 		detach(port, pp);
 		return 0;
 	}
-	prog = malloc((2 * (size_t)pp->n + 10) * sizeof(*prog));
+	prog = malloc((2 * (size_t)pp->n + 12) * sizeof(*prog));
 	if (!prog)
 		return ENOMEM;
 	fp.len = (unsigned short)build(pp, prog);
