@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "adapter/engine.h"
+#include "transport/link_grants.h"
 #include "transport/psn.h"
 #include "transport/rc.h"
 #include "wire/rcvbuf.h"
@@ -17,6 +18,8 @@ struct emu_link_peer {
 	unsigned port;
 	uint32_t addr;		/* IPv4, host order */
 	uint64_t budget;	/* bytes of the peer's receive buffer */
+	uint64_t own;		/* what this port allows itself (port_budget) */
+	uint64_t grant_ns;	/* when the peer's latest grant came */
 	uint64_t in_flight;	/* bytes the QPs hold */
 	struct emu_rc_conn *whead, *wtail;	/* waiting, FIFO */
 	struct emu_rc_conn *serving;	/* the one whose turn it is */
@@ -29,6 +32,35 @@ static struct emu_link_peer *buckets[PEER_BUCKETS];
  * budget for them all is smaller, never larger, than theirs */
 static struct emu_link_peer spare;
 static bool due;
+/* QPs in some peer's queue: credits one peer returns may be what the
+ * port-wide limit holds another's back for */
+static unsigned waiters;
+
+/*
+ * What a port has in flight to all its peers together, within half its
+ * own receive buffer: the READ responses among them arrive there, and
+ * the other half is what the port grants the requests of its peers
+ * (transport/link_grants.h), so both fit at once however many peers it
+ * reads from.
+ */
+#define PORTS 8
+static uint64_t port_in_flight[PORTS];
+
+static uint64_t *port_total(unsigned port)
+{
+	return &port_in_flight[port % PORTS];
+}
+
+/* Whether `bytes` more fit the peer's budget and the port's limit (with
+ * nothing in flight on either, one request goes whatever its size). */
+static bool room_for(const struct emu_link_peer *p, uint64_t bytes)
+{
+	uint64_t total = *port_total(p->port);
+
+	if (p->in_flight && p->in_flight + bytes > p->budget)
+		return false;
+	return !total || total + bytes <= emu_port_rcvbuf(p->port) / 2;
+}
 
 /* What a packet of `mtu` payload bytes costs: the datagram is the
  * IPv4/UDP headers, BTH and extended headers, the payload and the ICRC. */
@@ -55,6 +87,15 @@ static uint64_t port_budget(unsigned port)
 	return quarter < window ? quarter : window;
 }
 
+/* Before the peer's first grant, and after an idle spell in which the
+ * peer may have given this port's share to others. */
+static uint64_t initial_budget(uint64_t own)
+{
+	uint64_t initial = (uint64_t)EMU_LINK_GRANT_INITIAL * EMU_LINK_GRANT_UNIT;
+
+	return initial < own ? initial : own;
+}
+
 static struct emu_link_peer *peer_of(unsigned port, uint32_t addr)
 {
 	struct emu_link_peer **b = &buckets[(addr ^ (addr >> 8) ^ port) % PEER_BUCKETS], *p;
@@ -64,13 +105,17 @@ static struct emu_link_peer *peer_of(unsigned port, uint32_t addr)
 			return p;
 	p = calloc(1, sizeof(*p));
 	if (!p) {
-		if (!spare.budget)
-			spare.budget = port_budget(port);
+		if (!spare.own) {
+			spare.port = port;
+			spare.own = port_budget(port);
+			spare.budget = initial_budget(spare.own);
+		}
 		return &spare;
 	}
 	p->port = port;
 	p->addr = addr;
-	p->budget = port_budget(port);
+	p->own = port_budget(port);
+	p->budget = initial_budget(p->own);
 	p->next = *b;
 	*b = p;
 	return p;
@@ -97,6 +142,7 @@ static void enqueue(struct emu_link_peer *p, struct emu_rc_conn *c, bool at_head
 	struct emu_link_claim *k = &c->link;
 
 	k->waiting = true;
+	waiters++;
 	if (at_head) {
 		k->wnext = p->whead;
 		p->whead = c;
@@ -128,6 +174,7 @@ static void dequeue(struct emu_link_peer *p, struct emu_rc_conn *c)
 		p->wtail = prev;
 	c->link.wnext = NULL;
 	c->link.waiting = false;
+	waiters--;
 }
 
 /* The conn now holds credits for [una_psn, end) only. */
@@ -141,10 +188,12 @@ static void hold(struct emu_rc_conn *c, uint32_t end)
 	k->end = n > 0 ? end : c->req.una_psn;
 	if (held < k->held) {
 		p->in_flight -= (uint64_t)(k->held - held) * k->cost;
-		if (p->whead)
+		*port_total(p->port) -= (uint64_t)(k->held - held) * k->cost;
+		if (waiters)
 			due = true;
 	} else {
 		p->in_flight += (uint64_t)(held - k->held) * k->cost;
+		*port_total(p->port) += (uint64_t)(held - k->held) * k->cost;
 	}
 	k->held = held;
 }
@@ -165,6 +214,11 @@ bool rc_link_admit(struct emu_rc_conn *c, uint32_t psn, uint32_t n)
 		return true;
 	if (k->waiting)
 		return false;
+	if (!p->in_flight && p->grant_ns &&
+	    emu_now_ns() - p->grant_ns > EMU_LINK_GRANT_IDLE_NS / 2) {
+		p->budget = initial_budget(p->own);
+		p->grant_ns = 0;
+	}
 	if (p->whead && p->serving != c) {
 		enqueue(p, c, false);
 		return false;
@@ -173,7 +227,7 @@ bool rc_link_admit(struct emu_rc_conn *c, uint32_t psn, uint32_t n)
 		enqueue(p, c, false);
 		return false;
 	}
-	if (p->in_flight && p->in_flight + (uint64_t)more * k->cost > p->budget) {
+	if (!room_for(p, (uint64_t)more * k->cost)) {
 		/* in its turn it keeps its place */
 		enqueue(p, c, p->serving == c);
 		return false;
@@ -181,6 +235,21 @@ bool rc_link_admit(struct emu_rc_conn *c, uint32_t psn, uint32_t n)
 	hold(c, end);
 	k->turn += (uint32_t)more;
 	return true;
+}
+
+void rc_link_grant(struct emu_rc_conn *c, uint8_t code, uint64_t now_ns)
+{
+	struct emu_link_peer *p = c->link.peer;
+	uint64_t granted = emu_link_grant_bytes(code);
+
+	if (!p)
+		return;
+	if (granted > p->own)
+		granted = p->own;
+	if (granted > p->budget && p->whead)
+		due = true;
+	p->budget = granted;
+	p->grant_ns = now_ns;
 }
 
 void rc_link_sync(struct emu_rc_conn *c)
@@ -207,7 +276,8 @@ void rc_link_forget(struct emu_rc_conn *c)
 	if (p->serving == c)
 		p->serving = NULL;
 	p->in_flight -= (uint64_t)k->held * k->cost;
-	if (p->whead) {
+	*port_total(p->port) -= (uint64_t)k->held * k->cost;
+	if (waiters) {
 		due = true;
 		/* a command may have freed them: the engine serves the queue */
 		emu_engine_kick();
@@ -222,7 +292,7 @@ static int serve_peer(struct emu_link_peer *p, uint64_t now_ns)
 	int served = 0;
 
 	for (struct emu_rc_conn *c = p->whead; c; c = p->whead) {
-		if (p->in_flight && p->in_flight + c->link.cost > p->budget)
+		if (!room_for(p, c->link.cost))
 			break;
 		dequeue(p, c);
 		c->link.turn = 0;

@@ -5,10 +5,16 @@
  * virtual lane), nor does RoCE on a lossless Ethernet (PFC); the UDP
  * socket of a peer's port does, when its receive buffer is full.  So a
  * port may have, per peer adapter, at most a budget of bytes of that
- * buffer in flight across all its RC (and XRC) QPs: a quarter of the
- * port's own receive buffer (the peer's is set the same way), at most
- * one QP's window of 4 KiB packets, each packet charged what the kernel
- * charges for a packet of the QP's path MTU (wire/rcvbuf.h).
+ * buffer in flight across all its RC (and XRC) QPs: what the peer grants
+ * in the credit count of its ACKs (its buffer shared among all the
+ * adapters that send to it, transport/link_grants.h), and never more
+ * than a quarter of the port's own receive buffer (the peer's is set
+ * the same way) nor one QP's window of 4 KiB packets; each packet is
+ * charged what the kernel charges for a packet of the QP's path MTU
+ * (wire/rcvbuf.h).  What a port has in flight to all its peers
+ * together stays within half its own receive buffer, where the READ
+ * responses among it arrive (the other half is what it grants its
+ * peers).
  *
  * A QP holds credits for its PSNs from the oldest unacknowledged one
  * (una_psn) up to `end`: a request packet takes one PSN's worth when it
@@ -58,6 +64,10 @@ struct emu_link_claim {
  * and rc_link_serve() sends for it when its turn comes.
  */
 bool rc_link_admit(struct emu_rc_conn *c, uint32_t psn, uint32_t n);
+/* An ACK of the peer carried the AETH credit code `code`: the budget to
+ * that peer becomes what it grants (transport/link_grants.h), within
+ * this port's own limit. */
+void rc_link_grant(struct emu_rc_conn *c, uint8_t code, uint64_t now_ns);
 /* una_psn moved on: the credits of the PSNs acknowledged return. */
 void rc_link_sync(struct emu_rc_conn *c);
 /* The packets in flight are given up (timeout, RNR NAK): their credits

@@ -290,8 +290,11 @@ void rc_comp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
 
 	if (!c->req.ready || !c->req.ring || rx->len < hl + bth->pad)
 		return;
-	if (l->aeth)
+	if (l->aeth) {
 		emu_aeth_get(rx->pkt + l->aeth, &syn, &msn);
+		if ((syn & EMU_AETH_KIND_MASK) == EMU_AETH_ACK)
+			rc_link_grant(c, syn & 0x1f, now_ns);
+	}
 	switch (bop) {
 	case EMU_BOP_ACK:
 		on_ack(c, bth->psn, syn, now_ns);

@@ -20,8 +20,10 @@
  * was lost or had no receive WQE is dropped; errors drop, nothing is sent.
  */
 #include "adapter/abi.h"
+#include "adapter/engine.h"
 #include "adapter/responder.h"
 #include "base/trace.h"
+#include "transport/link_grants.h"
 #include "transport/psn.h"
 #include "transport/rc.h"
 #include "transport/xrc_wire.h"
@@ -57,9 +59,15 @@ static void send_aeth(struct emu_rc_conn *c, uint8_t syn, uint32_t psn)
 	c->resp.ack_pending = false;
 }
 
+/* The AETH syndrome of an ACK: the peer's share of this port's buffer. */
+static uint8_t ack_syndrome(const struct emu_rc_conn *c)
+{
+	return EMU_AETH_ACK | emu_link_grant_code(c->port, c->peer, emu_now_ns());
+}
+
 void rc_resp_send_ack(struct emu_rc_conn *c)
 {
-	send_aeth(c, EMU_AETH_ACK | EMU_AETH_CREDITS_UNLIMITED,
+	send_aeth(c, ack_syndrome(c),
 		  emu_psn_add(c->resp.epsn, EMU_PSN_MASK));
 }
 
@@ -236,7 +244,7 @@ static enum outcome on_read(struct emu_rc_conn *c, const struct req_pkt *k, bool
 		c->resp.epsn = emu_psn_add(c->resp.epsn, n);
 		c->resp.nak_sent = false;
 	}
-	emu_aeth_put(ext, EMU_AETH_ACK | EMU_AETH_CREDITS_UNLIMITED, c->resp.msn);
+	emu_aeth_put(ext, ack_syndrome(c), c->resp.msn);
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t len = reth.len - i * mtu < mtu ? reth.len - i * mtu : mtu;
 		uint8_t bop = n == 1 ? EMU_BOP_READ_RESP_ONLY :
@@ -260,7 +268,7 @@ static void send_atomic_ack(struct emu_rc_conn *c, uint32_t psn, uint64_t orig)
 {
 	uint8_t ext[EMU_AETH_BYTES + EMU_ATOMIC_ACK_ETH_BYTES];
 
-	emu_aeth_put(ext, EMU_AETH_ACK | EMU_AETH_CREDITS_UNLIMITED, c->resp.msn);
+	emu_aeth_put(ext, ack_syndrome(c), c->resp.msn);
 	emu_atomic_ack_eth_put(ext + EMU_AETH_BYTES, orig);
 	rc_packet_out(c, c->peer, EMU_TR_RC | EMU_BOP_ATOMIC_ACK, psn, false, false,
 		      ext, sizeof(ext), NULL, 0);

@@ -4,12 +4,15 @@
  * one process per network namespace, host 0 the hub).
  *
  *   fabric -m MODE -i HOST -N HOSTS -H HUB_ADDR -p TCP_PORT
- *          [-n OPS] [-s BYTES] [-q QPS] [-w WINDOW] [-r RQ] [-t SECONDS]
+ *          [-n OPS] [-s BYTES] [-q QPS] [-w WINDOW] [-r RQ] [-t SECONDS] [-D]
  *
  * MODE:
  *   rc_fanin   hosts 1..N-1 each send OPS SENDs with immediate on each of
  *              QPS RC QPs to the hub;
  *   rc_fanout  the hub sends them to every other host;
+ *   rc_write_fanin  hosts 1..N-1 each do OPS RDMA WRITEs on each of QPS
+ *              RC QPs, each to a target of its own in the hub's memory,
+ *              every byte of which the hub checks at the end;
  *   all2all    every pair of hosts, QPS RC QPs each way, every QP runs
  *              OPS operations in turn: SEND with immediate, RDMA WRITE,
  *              RDMA READ, fetch-and-add;
@@ -33,6 +36,10 @@
  * a full buffer or the port filter; refused by the receive checks; no
  * receive WQE).  A datagram lost anywhere else is reported as silent
  * loss and fails the run.
+ *
+ * -D: the run fails if the hub's receive buffer dropped any packet (the
+ * control API's wire_packets_dropped of the hub's adapter): the link
+ * credits its port grants must keep every sender within it.
  *
  * The hub prints the totals and "PASS: fabric ..." when every host
  * passed.  Exit status 0 when every check of this host passed.
@@ -62,14 +69,15 @@
 #define UD_GRH 40
 #define QKEY 0x46414252u	/* "FABR" */
 
-enum mode { RC_FANIN, RC_FANOUT, ALL2ALL, UD_FANIN, UD_FANOUT };
+enum mode { RC_FANIN, RC_FANOUT, ALL2ALL, UD_FANIN, UD_FANOUT, RC_WRITE_FANIN, MODES };
 
-static const char *const mode_names[] = { "rc_fanin", "rc_fanout", "all2all", "ud_fanin",
-					  "ud_fanout" };
+static const char *const mode_names[MODES] = { "rc_fanin", "rc_fanout", "all2all", "ud_fanin",
+					       "ud_fanout", "rc_write_fanin" };
 
 struct params {
 	enum mode mode;
 	unsigned host, hosts, ops, qps, window, rq, seconds;
+	bool no_hub_drops;	/* -D: the hub's receive buffer may drop nothing */
 	size_t size;
 	const char *hub;
 	uint16_t port;
@@ -142,6 +150,7 @@ static bool sends_to(unsigned a, unsigned b)
 		return false;
 	switch (P.mode) {
 	case RC_FANIN:
+	case RC_WRITE_FANIN:
 	case UD_FANIN:
 		return b == 0;
 	case RC_FANOUT:
@@ -149,6 +158,8 @@ static bool sends_to(unsigned a, unsigned b)
 		return a == 0;
 	case ALL2ALL:
 		return true;
+	case MODES:
+		break;
 	}
 	return false;
 }
@@ -199,7 +210,9 @@ static size_t recv_slot_bytes(void)
 
 static size_t off_recv(void) { return P.window * P.size; }
 static size_t off_write(void) { return off_recv() + P.rq * recv_slot_bytes(); }
-static size_t off_read(void) { return off_write() + WRITE_SLOTS * P.size; }
+/* write fan-in: a target per WRITE, so that every byte is checked */
+static unsigned write_slots(void) { return P.mode == RC_WRITE_FANIN ? P.ops : WRITE_SLOTS; }
+static size_t off_read(void) { return off_write() + write_slots() * P.size; }
 static size_t off_counter(void) { return (off_read() + P.size + 7) & ~(size_t)7; }
 static size_t off_results(void) { return off_counter() + 8; }
 static size_t buf_bytes(void) { return off_results() + 8 * P.window; }
@@ -399,6 +412,8 @@ static enum ibv_wr_opcode rc_opcode(uint32_t seq)
 		IBV_WR_ATOMIC_FETCH_AND_ADD,
 	};
 
+	if (P.mode == RC_WRITE_FANIN)
+		return IBV_WR_RDMA_WRITE;
 	return P.mode == ALL2ALL ? mix[seq & 3] : IBV_WR_SEND_WITH_IMM;
 }
 
@@ -419,6 +434,8 @@ static enum ibv_wc_opcode rc_wc_opcode(enum ibv_wr_opcode op)
 /* Receives a peer's QP sends this one in all (SENDs with immediate). */
 static uint32_t rc_receives_due(void)
 {
+	if (P.mode == RC_WRITE_FANIN)
+		return 0;
 	return P.mode == ALL2ALL ? (P.ops + 3) / 4 : P.ops;
 }
 
@@ -455,7 +472,8 @@ static int rc_post(struct fab_qp *f, uint32_t seq)
 	case IBV_WR_RDMA_WRITE:
 		fill(local, P.host, f->peer, f->q, seq);
 		wr.wr.rdma.remote_addr =
-			f->remote.addr + off_write() + (seq / 4 % WRITE_SLOTS) * P.size;
+			f->remote.addr + off_write() +
+			(P.mode == RC_WRITE_FANIN ? seq : seq / 4 % WRITE_SLOTS) * P.size;
 		wr.wr.rdma.rkey = f->remote.rkey;
 		break;
 	case IBV_WR_RDMA_READ:
@@ -603,6 +621,19 @@ static int rc_run(struct report *r)
  * left in this host's QPs. */
 static int rc_check_targets(void)
 {
+	for (unsigned i = 0; i < nqps && P.mode == RC_WRITE_FANIN; i++) {
+		struct fab_qp *f = &qps[i];
+		long bad;
+
+		for (uint32_t seq = 0; seq < P.ops && f->receives; seq++) {
+			bad = mismatch(f->buf + off_write() + seq * P.size, f->peer, P.host, f->q, seq);
+			if (bad >= 0) {
+				fprintf(stderr, "fabric: host %u: WRITE %u of host %u QP %u is wrong "
+					"at byte %ld\n", P.host, seq, f->peer, f->q, bad);
+				return -1;
+			}
+		}
+	}
 	for (unsigned i = 0; i < nqps && P.mode == ALL2ALL; i++) {
 		struct fab_qp *f = &qps[i];
 		uint64_t counter;
@@ -853,6 +884,12 @@ static int hub_verdict(const struct report *all, double seconds)
 		       (double)bytes / seconds / 1e6, seconds,
 		       (double)hub_cpu / (double)(P.mode == ALL2ALL ? bytes / P.hosts : bytes),
 		       kdrops);
+		if (P.no_hub_drops && all[0].kernel_drops) {
+			printf("FAIL: fabric %s: the hub's full receive buffer dropped %" PRIu64
+			       " packets (wire_packets_dropped), none allowed\n", mode_names[P.mode],
+			       all[0].kernel_drops);
+			rc = -1;
+		}
 		if (ops != want_ops || recvs != want_recvs) {
 			printf("FAIL: fabric %s: %" PRIu64 " operations and %" PRIu64
 			       " receives, %" PRIu64 " and %" PRIu64 " due\n", mode_names[P.mode],
@@ -885,9 +922,10 @@ static int hub_verdict(const struct report *all, double seconds)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: fabric -m rc_fanin|rc_fanout|all2all|ud_fanin|ud_fanout -i HOST "
+	fprintf(stderr, "usage: fabric -m rc_fanin|rc_fanout|rc_write_fanin|all2all|ud_fanin|ud_fanout "
+		"-i HOST "
 		"-N HOSTS -H HUB_ADDR -p TCP_PORT [-n OPS] [-s BYTES] [-q QPS] [-w WINDOW] "
-		"[-r RQ] [-t SECONDS]\n");
+		"[-r RQ] [-t SECONDS] [-D]\n");
 	return 2;
 }
 
@@ -908,15 +946,15 @@ static int parse(int argc, char **argv)
 	int c;
 
 	P = (struct params){ .ops = 200, .qps = 1, .window = 16, .rq = 64, .seconds = 100 };
-	while ((c = getopt(argc, argv, "m:i:N:H:p:n:s:q:w:r:t:")) != -1) {
+	while ((c = getopt(argc, argv, "m:i:N:H:p:n:s:q:w:r:t:D")) != -1) {
 		bool ok = true;
 
 		switch (c) {
 		case 'm':
-			for (unsigned m = 0; m < 5; m++)
+			for (unsigned m = 0; m < MODES; m++)
 				if (!strcmp(optarg, mode_names[m]))
 					mode = m;
-			ok = mode < 5;
+			ok = mode < MODES;
 			break;
 		case 'i': ok = number(optarg, 0, FAB_MAX_HOSTS - 1, &P.host); break;
 		case 'N': ok = number(optarg, 2, FAB_MAX_HOSTS, &P.hosts); break;
@@ -928,12 +966,13 @@ static int parse(int argc, char **argv)
 		case 'w': ok = number(optarg, 1, 256, &P.window); break;
 		case 'r': ok = number(optarg, 1, 4096, &P.rq); break;
 		case 't': ok = number(optarg, 1, 100000, &P.seconds); break;
+		case 'D': P.no_hub_drops = true; break;
 		default: ok = false;
 		}
 		if (!ok)
 			return usage();
 	}
-	if (mode > 4 || !P.hosts || !P.hub || !port || P.host >= P.hosts || optind != argc)
+	if (mode >= MODES || !P.hosts || !P.hub || !port || P.host >= P.hosts || optind != argc)
 		return usage();
 	P.mode = (enum mode)mode;
 	P.size = size;
@@ -1038,6 +1077,10 @@ int main(int argc, char **argv)
 	if (setup())
 		goto out;
 	mine.failed = run(&mine) != 0;
+	/* a WRITE target's program has nothing to wait for: its adapter
+	 * works until the senders are done, at the barrier */
+	if (P.mode == RC_WRITE_FANIN && P.host == 0 && fab_barrier(&star, "done"))
+		goto out;
 	seconds = (double)(now_ns() - t0_ns) / 1e9;
 	mine.cpu_ns = cpu_ns() - cpu0_ns;
 	{
@@ -1047,7 +1090,7 @@ int main(int argc, char **argv)
 		mine.kernel_drops = c.wire_packets_dropped - base.wire_packets_dropped;
 	}
 	/* every host's WRITEs and fetch-and-adds are done at this barrier */
-	if (fab_barrier(&star, "done"))
+	if (!(P.mode == RC_WRITE_FANIN && P.host == 0) && fab_barrier(&star, "done"))
 		goto out;
 	if (!mine.failed && rc_check_targets())
 		mine.failed = 1;
