@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "adapter/cq.h"
 #include "adapter/mcast.h"
 #include "adapter/remote.h"
 #include "adapter/responder.h"
@@ -109,7 +110,21 @@ enum emu_ud_fate emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
 			emu_gather_add(&rg, g->c[i].p, g->c[i].len);
 	status &= ~(1u << 31);
 	syn = emu_scatter(&w, &rg);
+	if (syn == EMU_SYN_LOCAL_LENGTH) {
+		/*
+		 * A datagram longer than the receive WQE is the sender's
+		 * error, and on UD the sender is anyone with the Q_Key: the
+		 * WQE completes with a local length error and the QP stays
+		 * ready for the next one.  The IBA's responder classes leave
+		 * a UD QP in its state on a length error (the kernel's rxe
+		 * responder, RESPST_ERR_LENGTH, classes D and E for UC/UD);
+		 * raw packet QPs here do the same (adapter/eth.c).
+		 */
+		emu_cqe_write_error(w.cq, d->qpn, false, w.wqe_index, (uint8_t)syn, 0);
+		return EMU_UD_TAKEN;
+	}
 	if (syn) {
+		/* the receiver's own fault (its lkey): its QP to ERR */
 		emu_recv_error_cqe(&w, (uint8_t)syn);
 		return EMU_UD_TAKEN;
 	}

@@ -271,11 +271,17 @@ static int parse_lid_map(void)
 		unsigned long lid;
 		uint32_t addr;
 
+		bool bad;
+
 		if (eq)
 			*eq = '\0';
 		lid = strtoul(tok, &end, 0);
-		if (!eq || *end || end == tok || lid < 1 || lid > 0xbfff ||
-		    parse_ipv4(eq + 1, &addr) || emu_cfg.nlid_map == EMU_LID_MAP_MAX) {
+		bad = !eq || *end || end == tok || lid < 1 || lid > 0xbfff ||
+		      parse_ipv4(eq + 1, &addr) || emu_cfg.nlid_map == EMU_LID_MAP_MAX;
+		if (bad) {
+			/* the message quotes the whole entry, as written */
+			if (eq)
+				*eq = '=';
 			setting_msg("MLX4EMU_LID_MAP", "bad entry '%s' (LID=IPv4, LID in "
 				    "[1, 0xbfff], at most %d entries)", tok, EMU_LID_MAP_MAX);
 			return -1;

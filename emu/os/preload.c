@@ -562,7 +562,7 @@ static void emu_start(void)
 	}
 	if (check) {
 		emu_identity_release();
-		_exit(0);
+		_exit(emu_cfg.pcap && emu_capture_check(emu_cfg.pcap) ? 1 : 0);
 	}
 	if (emu_cfg.pcap && emu_capture_open(emu_cfg.pcap)) {
 		emu_identity_release();

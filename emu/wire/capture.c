@@ -64,21 +64,64 @@ static int load_libpcap(void)
 }
 
 /*
- * A capture holds every payload the program moved: the file is the
- * user's alone (0600, also when it existed: it is truncated and its mode
- * narrowed), as tcpdump's -w would give it under a umask of 077.
+ * A capture holds every payload the program moved, and the program may
+ * run as root: the file must be the user's alone.  An existing file is
+ * taken only when it is a regular file of the effective user with one
+ * link, never through a symbolic link (O_NOFOLLOW), and never truncated
+ * before that is known; then it is emptied and narrowed to 0600, as
+ * tcpdump's -w would give it under a umask of 077.  A file another user
+ * created (or a hard link to one of ours) would hand them the capture
+ * or let them make us overwrite a file of theirs choosing.
+ * Returns the descriptor, or -1 after a message naming the file.
  */
+static int open_private(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	const char *why = NULL;
+	struct stat st;
+
+	if (fd < 0) {
+		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path,
+			errno == ELOOP ? "a symbolic link, refused" : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st))
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file, refused";
+	else if (st.st_uid != geteuid())
+		why = "owned by another user, refused (remove it or name another file)";
+	else if (st.st_nlink != 1)
+		why = "has other hard links, refused";
+	if (why) {
+		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, why);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int emu_capture_check(const char *path)
+{
+	int fd = open_private(path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
 static pcap_dumper_t *dump_private(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = open_private(path);
 	pcap_dumper_t *d;
-	struct stat st;
 	FILE *f;
 
-	if (fd < 0 || fstat(fd, &st) || (st.st_mode & 077 && fchmod(fd, 0600))) {
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, 0) || fchmod(fd, 0600) || fcntl(fd, F_SETFL, 0)) {
 		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+		close(fd);
 		return NULL;
 	}
 	f = fdopen(fd, "wb");

@@ -13,6 +13,11 @@
 #include <stdint.h>
 
 /* Opens the capture file (0, or -1 with a message on stderr). */
+/* The launcher's preflight: would the file be taken (it is created if
+ * absent, an existing one is left as it is)?  0, or -1 with a message
+ * naming the file and why not (no directory, a symbolic link, not a
+ * regular file, another user's, hard-linked). */
+int emu_capture_check(const char *path);
 int emu_capture_open(const char *path);
 /* true while a capture file is open. */
 bool emu_capture_active(void);

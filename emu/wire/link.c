@@ -514,9 +514,15 @@ int emu_link_recv(unsigned port, struct emu_rx *rx, int max, bool *more)
 		size_t len = m[i].msg_len, seg = rx_control(lp, &m[i].msg_hdr);
 		uint32_t src = ntohl(from[i].sin_addr.s_addr);
 
-		if (!len || (m[i].msg_hdr.msg_flags & MSG_TRUNC) ||
-		    ntohs(from[i].sin_port) != EMU_ROCE_UDP_PORT) {
+		if (!len || (m[i].msg_hdr.msg_flags & MSG_TRUNC)) {
 			add(&lp->rx_bad, 1);
+			continue;
+		}
+		/* RoCEv2 adapters send from UDP 4791 only (the port filter
+		 * keeps the rest out when on): anything else is a stranger's,
+		 * refused before its ICRC, which covers the source port */
+		if (ntohs(from[i].sin_port) != EMU_ROCE_UDP_PORT) {
+			add(&lp->rx_refused, 1);
 			continue;
 		}
 		if (!seg || seg > len)

@@ -47,14 +47,21 @@ PRELUDE
 	     /^```/ { on = 0 } on { print }' "$guide"
 } > "$work/guide.sh"
 
+# the guide names its namespaces after its shell's PID: only this run's
+# are removed, never those of another run beside it
+guide_pid=""
 cleanup() {
-	for ns in $(ip netns list 2>/dev/null | awk '/^verbs-echo-/ { print $1 }'); do
+	[ -n "$guide_pid" ] || return 0
+	for ns in $(ip netns list 2>/dev/null | awk -v p="verbs-echo-$guide_pid-" \
+			'index($1, p) == 1 { print $1 }'); do
 		ip netns del "$ns"
 	done
 }
 trap cleanup EXIT
 blocks=$(grep -c '^```sh$' "$guide")
-if bash -x "$work/guide.sh" > "$work/guide.log" 2>&1; then
+bash -x "$work/guide.sh" > "$work/guide.log" 2>&1 &
+guide_pid=$!
+if wait "$guide_pid"; then
 	tail -n 40 "$work/guide.log"
 	echo "PASS: the $blocks sh blocks of $(basename "$guide") ran"
 else

@@ -139,6 +139,12 @@ refused 2 "^mlx4emu: --ports / MLX4EMU_PORTS: two is not a number$" -- "$run" --
 refused 2 "^mlx4emu: --max-qp / MLX4EMU_MAX_QP: 64k is not a number$" -- "$run" --max-qp=64k
 refused 2 "^mlx4emu: --max-qp / MLX4EMU_MAX_QP: -64 is not a number$" -- "$run" --max-qp=-64
 refused 2 "^mlx4emu: --wire-seed / MLX4EMU_WIRE_SEED: 7x is not a number$" -- "$run" --wire-seed=7x
+refused 2 "^mlx4emu: --max-qp / MLX4EMU_MAX_QP: 15 is not in \[16, 131000\]$" -- "$run" --max-qp=15
+# the whole entry is quoted, not the LID alone
+refused 2 "^mlx4emu: --lid-map / MLX4EMU_LID_MAP: bad entry '5=bad' (LID=IPv4" -- \
+	"$run" --lid-map=5=bad
+refused 2 "^mlx4emu: --lid-map / MLX4EMU_LID_MAP: bad entry '7' (LID=IPv4" -- \
+	"$run" --lid-map=7
 refused 2 "^mlx4emu: --fault-cqe / MLX4EMU_FAULT_CQE: 5abc: expected N\[:syndrome\]\[:id\] with N >= 1$" -- \
 	"$run" --fault-cqe=5abc
 refused 2 "^mlx4emu: --fault-qp-err / MLX4EMU_FAULT_QP_ERR: 5:1:2: expected N\[:id\] with N >= 1$" -- \

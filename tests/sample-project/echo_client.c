@@ -23,9 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef HAVE_MLX4EMU_CTL
+/* the header's path, as CMakeLists.txt found it (installed or named) */
+#ifdef MLX4EMU_CTL_HEADER
 #define MLX4EMU_CTL_WANT_LOADER
-#include <mlx4emu/mlx4emu_ctl.h>
+#include MLX4EMU_CTL_HEADER
 #endif
 
 #define TIMEOUT_MS 60000
@@ -110,7 +111,7 @@ static int run(struct echo_conn *c, uint32_t count)
 
 static void print_counters(void)
 {
-#ifdef HAVE_MLX4EMU_CTL
+#ifdef MLX4EMU_CTL_HEADER
 	struct mlx4emu_ctl ctl;
 	struct mlx4emu_counters n;
 
@@ -124,8 +125,11 @@ static void print_counters(void)
 		       (unsigned long long)n.rnr_naks);
 		return;
 	}
-#endif
 	printf("echo_client: no software device, no counters\n");
+#else
+	printf("echo_client: built without the control API header (mlx4emu_ctl.h), "
+	       "no counters\n");
+#endif
 }
 
 static int client(int fd, uint32_t count, uint32_t size)
