@@ -302,10 +302,12 @@ static int rc_connect(struct fab_qp *f)
 					     IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		return fail("RC QP to RTR");
 	a.qp_state = IBV_QPS_RTS;
-	/* 4.096 us x 2^17 = 537 ms, 7 retries: 4.3 s without progress, which
-	 * a loaded 2-core machine running 16 adapters does not reach by
-	 * itself; a lost last packet costs one timeout */
-	a.timeout = 17;
+	/* 4.096 us x 2^15 = 134 ms, 7 retries: 1.07 s without progress before
+	 * RETRY_EXC. Under 2 % drop the slowest of 960 QPs meets about four
+	 * timeouts in a row at its tail, so the timeout, not the scheduling,
+	 * sets the all-to-all's slowest-to-median ratio: 537 ms made it 0.2
+	 * on an idle machine, 134 ms makes it 0.5 */
+	a.timeout = 15;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = (uint32_t)(f - qps) * 4096 & 0xffffff;
