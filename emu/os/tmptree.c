@@ -116,6 +116,21 @@ static bool is_private_base(const char *entry, const char *shared)
 	return !strncmp(entry, shared, n) && entry[n] == '.' && strlen(entry + n + 1) == 6;
 }
 
+/* A directory stream over dirfd's directory, with a descriptor of its own
+ * (dirfd stays open and usable); NULL when it cannot be opened. */
+static DIR *dir_stream_at(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
+
+	if (fd < 0)
+		return NULL;
+	d = fdopendir(fd);
+	if (!d)
+		close(fd);
+	return d;
+}
+
 /*
  * The per-process bases of processes that are gone (killed, or exec'd:
  * the base's lock is close-on-exec): each one's stale trees, then the
@@ -125,17 +140,11 @@ static bool is_private_base(const char *entry, const char *shared)
  */
 static void reclaim_private_bases(int tmpfd, const char *shared)
 {
-	int fd = openat(tmpfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dir_stream_at(tmpfd);
 	struct dirent *e;
-	DIR *d;
 
-	if (fd < 0)
+	if (!d)
 		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
 	while ((e = readdir(d))) {
 		int base;
 
@@ -296,17 +305,11 @@ static int take_stale_lock(int base, const char *name)
  * exec'd: the lock is close-on-exec). */
 static void remove_stale_trees(int base)
 {
-	int fd = openat(base, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dir_stream_at(base);
 	struct dirent *e;
-	DIR *d;
 
-	if (fd < 0)
+	if (!d)
 		return;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
 	while ((e = readdir(d))) {
 		char stem[256];
 		int lock;
