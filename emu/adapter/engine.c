@@ -57,6 +57,7 @@
 #include "adapter/send.h"
 #include "base/guard.h"
 #include "base/libc.h"
+#include "wire/link.h"
 
 #define QP_BUDGET 64
 #define SPIN_NS EMU_IDLE_SPIN_NS
@@ -199,6 +200,10 @@ static int engine_pass(struct pass *p, bool with_sources)
 		if (sources[i].fd >= 0)
 			p->wire += work;
 	}
+	/* a packet queued by reference points into registered memory that
+	 * a command may deregister (and the program free) as soon as the
+	 * lock is released: none outlives the pass */
+	p->work += emu_link_flush();
 	return p->work;
 }
 
