@@ -121,6 +121,8 @@ static struct ibv_port_attr port_attr;
 static struct fab_qp qps[MAX_QPS];
 static unsigned nqps;
 static struct mlx4emu_ctl ctl;
+/* the adapter's counters when the traffic may begin */
+static struct mlx4emu_counters base;
 static struct fab_star star;
 static uint64_t t0_ns;
 
@@ -400,6 +402,9 @@ static int exchange_and_connect(void)
 	}
 	if (is_ud() && ud_ready(&qps[0]))
 		return -1;
+	/* the counters' origin is taken before any host may send: a
+	 * datagram the hub drops before it took them would be silent loss */
+	ctl.get_counters(&base);
 	/* a request sent to a QP not yet in RTR is dropped (the port filter
 	 * admits a peer from RTR on) */
 	return fab_barrier(&star, "ready");
@@ -666,7 +671,6 @@ static int rc_check_targets(void)
 
 /* ---- UD: datagrams, and the count of every one ---- */
 
-static struct mlx4emu_counters base;
 
 /* What the receive side of this adapter counted dropped since `base`. */
 static uint64_t ud_counted_drops(const struct mlx4emu_counters *c)
@@ -1047,7 +1051,6 @@ static int run(struct report *r)
 {
 	struct mlx4emu_counters c;
 
-	ctl.get_counters(&base);
 	cpu0_ns = cpu_ns();
 	t0_ns = now_ns();
 	if (!is_ud())
