@@ -50,9 +50,8 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
  * payload faulted (nothing is queued).  Whoever holds emu_dev.lock
  * flushes before releasing it (the engine's pass and the command path
  * do), so no packet still points at memory a command deregistered.
- * Memory unmapped after this
- * returns makes the flush lose the packet (counted in tx_lost), as a
- * send the kernel refuses does.
+ * Memory unmapped after this returns makes the flush lose the packet
+ * (counted in tx_lost), as a send the kernel refuses does.
  */
 int emu_link_queue_ref(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_len,
 		       const struct iovec *iov, int iovcnt);

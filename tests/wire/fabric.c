@@ -671,7 +671,6 @@ static int rc_check_targets(void)
 
 /* ---- UD: datagrams, and the count of every one ---- */
 
-
 /* What the receive side of this adapter counted dropped since `base`. */
 static uint64_t ud_counted_drops(const struct mlx4emu_counters *c)
 {
