@@ -58,6 +58,7 @@
 #include "base/guard.h"
 #include "base/libc.h"
 #include "wire/link.h"
+#include "wire/vxlan.h"
 
 #define QP_BUDGET 64
 #define SPIN_NS EMU_IDLE_SPIN_NS
@@ -200,11 +201,13 @@ static int engine_pass(struct pass *p, bool with_sources)
 		if (sources[i].fd >= 0)
 			p->wire += work;
 	}
-	/* a packet queued by reference points into registered memory that
-	 * a command may deregister (and the program free) as soon as the
-	 * lock is released: none outlives the pass */
-	p->work += emu_link_flush();
+	p->work += emu_engine_flush_wire();
 	return p->work;
+}
+
+int emu_engine_flush_wire(void)
+{
+	return emu_link_flush() + emu_vxlan_flush();
 }
 
 void emu_engine_drain(void)

@@ -43,6 +43,16 @@ void emu_qp_schedule(struct emu_qp *qp);
  */
 void emu_engine_drain(void);
 
+/*
+ * Hands every frame the wire's queues hold to the kernel: the RoCEv2
+ * link's (packets queued by reference point into registered memory) and
+ * the VXLAN tunnel's (raw Ethernet and multicast frames).  Called before
+ * emu_dev.lock is released, at the end of every engine pass and of every
+ * command, so that no frame outlives the memory it reads or the process
+ * that sent it; returns how many went out.
+ */
+int emu_engine_flush_wire(void);
+
 /* Sets the device members that do not start at zero (no eventfd yet);
  * called once at load, before the device is visible to any program. */
 void emu_engine_init(void);

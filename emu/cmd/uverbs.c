@@ -16,7 +16,6 @@
 
 #include "adapter/engine.h"
 #include "cmd/cmd.h"
-#include "wire/link.h"
 
 #define EMU_MAX_FRAME 65536
 
@@ -353,9 +352,7 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len)
 		err = EINVAL;
 	else
 		err = d->fn(&c);
-	/* as at the end of an engine pass: what the command queued by
-	 * reference leaves before its memory can go */
-	emu_link_flush();
+	emu_engine_flush_wire();
 	pthread_mutex_unlock(&emu_dev.lock);
 	if (wakes_engine(hdr.command))
 		emu_engine_kick();

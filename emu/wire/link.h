@@ -48,8 +48,8 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
  * capture are on (which handle whole packets), is copied instead.
  * Returns 0, EMSGSIZE as emu_link_queue(), or EFAULT when reading the
  * payload faulted (nothing is queued).  Whoever holds emu_dev.lock
- * flushes before releasing it (the engine's pass and the command path
- * do), so no packet still points at memory a command deregistered.
+ * flushes before releasing it (emu_engine_flush_wire), so no packet
+ * still points at memory a command deregistered.
  * Memory unmapped after this returns makes the flush lose the packet
  * (counted in tx_lost), as a send the kernel refuses does.
  */
