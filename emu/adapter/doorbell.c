@@ -233,12 +233,3 @@ int emu_db_bf_take(struct emu_ctx *ctx, uint32_t qpn, uint16_t counter, uint8_t 
 	}
 	return 0;
 }
-
-void emu_db_ctx_reset(struct emu_ctx *ctx)
-{
-	memset(ctx->uar_shadow, 0, sizeof(ctx->uar_shadow));
-	for (unsigned h = 0; h < EMU_BF_HALVES; h++) {
-		ctx->bf_asm[h].assembling = false;
-		ctx->bf_post_taken[h] = atomic_load(&ctx->bf_post[h].seq);
-	}
-}

@@ -71,7 +71,4 @@ unsigned emu_db_take_cqs(void (*fn)(uint32_t ctx_index, uint64_t db, void *arg),
  */
 int emu_db_bf_take(struct emu_ctx *ctx, uint32_t qpn, uint16_t counter, uint8_t *dst);
 
-/* Forgets the context's BlueFlame assembly and posts (open, close). */
-void emu_db_ctx_reset(struct emu_ctx *ctx);
-
 #endif

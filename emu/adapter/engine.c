@@ -298,16 +298,6 @@ int emu_engine_add_source(const struct emu_engine_source *src)
 	return 0;
 }
 
-void emu_engine_remove_source(void *arg)
-{
-	for (unsigned i = 0; i < nsources; i++) {
-		if (sources[i].arg != arg)
-			continue;
-		sources[i] = sources[--nsources];
-		return;
-	}
-}
-
 /* The earliest deadline of any source, as a poll() timeout no longer than
  * max_ns (in whole milliseconds rounded up, or 0 when already due). */
 static uint64_t sources_deadline(uint64_t now, uint64_t max_ns)

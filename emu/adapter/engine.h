@@ -24,8 +24,6 @@ struct emu_engine_source {
 
 /* Registers a source (emu_dev.lock held); 0, EINVAL, or ENOSPC. */
 int emu_engine_add_source(const struct emu_engine_source *src);
-/* Removes the source registered with this arg (emu_dev.lock held). */
-void emu_engine_remove_source(void *arg);
 
 /*
  * Tells the engine that the QP has work (a response or ACK arrived, a

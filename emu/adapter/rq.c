@@ -27,7 +27,8 @@ static uint32_t srq_pending(struct emu_srq *srq)
 	return n;
 }
 
-uint32_t emu_rq_pending(struct emu_qp *qp)
+/* Number of receive WQEs posted and not yet consumed. */
+static uint32_t emu_rq_pending(struct emu_qp *qp)
 {
 	uint32_t n;
 

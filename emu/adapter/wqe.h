@@ -142,8 +142,6 @@ struct emu_rwqe {
 /* Takes the next posted receive WQE (an XRC target's: of the SRQ bound by
  * emu_xrc_bind); 0 when none is posted. */
 int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w);
-/* Number of receive WQEs posted and not yet consumed. */
-uint32_t emu_rq_pending(struct emu_qp *qp);
 
 /*
  * Scatters `g` into the receive WQE's data segments.  Returns 0 or the

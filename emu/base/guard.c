@@ -7,11 +7,6 @@
 /* initial-exec: the handler must not allocate a thread's TLS block */
 static __thread struct emu_guard *guard_top __attribute__((tls_model("initial-exec")));
 
-struct emu_guard *emu_guard_top(void)
-{
-	return guard_top;
-}
-
 void emu_guard_push(struct emu_guard *g)
 {
 	g->prev = guard_top;

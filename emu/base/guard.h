@@ -35,8 +35,6 @@ struct emu_guard {
 	int signo;
 };
 
-/* The innermost recovery point of the calling thread, or NULL. */
-struct emu_guard *emu_guard_top(void);
 void emu_guard_push(struct emu_guard *g);
 void emu_guard_leave(struct emu_guard *g);
 

@@ -142,7 +142,6 @@ int rc_timers_run(uint64_t now_ns);
 int rc_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m);
 bool rc_queue_local(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
 		    uint32_t byte_cnt, bool signaled, uint8_t syndrome);
-void rc_req_init(struct emu_rc_conn *c);
 void rc_req_release(struct emu_rc_conn *c);
 /* Sends what the window allows. */
 void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns);

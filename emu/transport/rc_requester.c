@@ -26,7 +26,7 @@ static uint32_t npkts(uint8_t opcode, uint64_t len, uint32_t mtu)
 	return (uint32_t)((len + mtu - 1) / mtu);
 }
 
-void rc_req_init(struct emu_rc_conn *c)
+static void rc_req_init(struct emu_rc_conn *c)
 {
 	struct rc_requester *r = &c->req;
 	struct emu_qp *qp = c->qp;

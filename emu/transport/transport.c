@@ -219,7 +219,7 @@ static uint64_t held_deadline(void *arg)
 
 static int held_source_add(void)
 {
-	static char held_tag;	/* names the source (emu_engine_remove_source) */
+	static char held_tag;	/* an arg distinct from every port source's */
 	const struct emu_engine_source src = {
 		.fd = -1,
 		.poll = held_poll,

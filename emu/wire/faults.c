@@ -265,7 +265,7 @@ uint64_t emu_faults_next_due(void)
 	return due;
 }
 
-void emu_faults_counts(struct emu_fault_counts *out)
+static void emu_faults_counts(struct emu_fault_counts *out)
 {
 	out->frames = atomic_load_explicit(&n_frames, memory_order_relaxed);
 	out->dropped = atomic_load_explicit(&n_dropped, memory_order_relaxed);

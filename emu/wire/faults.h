@@ -81,8 +81,6 @@ unsigned emu_faults_release_due(uint64_t now_ns, emu_fault_release_fn *release);
 /* When the next held frame is due (CLOCK_MONOTONIC ns), UINT64_MAX: none. */
 uint64_t emu_faults_next_due(void);
 
-void emu_faults_counts(struct emu_fault_counts *out);
-
 /* One line on stderr with the counts, when faults were configured (at
  * exit, so a test can see that they happened). */
 void emu_faults_report(void);

@@ -214,14 +214,15 @@ uint64_t emu_sys_image_guid(void)
 	return guid(0x03, ports[0].addr);
 }
 
-uint64_t emu_port_guid(unsigned port)
+static uint64_t emu_port_guid(unsigned port)
 {
 	if (!port_ok(port))
 		return 0;
 	return guid((uint8_t)port, ports[port - 1].addr);
 }
 
-unsigned emu_port_gid_count(unsigned port)
+/* Number of valid entries of the port's GID table (1 on IB, 2 on Ethernet). */
+static unsigned emu_port_gid_count(unsigned port)
 {
 	return port_ok(port) && port_is_eth(port) ? 2 : 1;
 }

@@ -72,10 +72,7 @@ uint16_t emu_port_lid(unsigned port);
 void emu_port_mac(unsigned port, uint8_t mac[6]);
 uint64_t emu_node_guid(void);
 uint64_t emu_sys_image_guid(void);
-uint64_t emu_port_guid(unsigned port);
 
-/* Number of valid entries of the port's GID table (1 on IB, 2 on Ethernet). */
-unsigned emu_port_gid_count(unsigned port);
 /* GID `index` of the port (zeros beyond the valid entries); true if valid.
  * *roce_v2 tells the GID type (sysfs "RoCE v2" vs "IB/RoCE v1"). */
 bool emu_port_gid_entry(unsigned port, unsigned index, uint8_t gid[16],

@@ -134,10 +134,3 @@ bool emu_roce_layout(uint8_t opcode, struct emu_ext_layout *l)
 		l->ieth = place(l, EMU_IETH_BYTES);
 	return true;
 }
-
-int emu_roce_ext_len(uint8_t opcode)
-{
-	struct emu_ext_layout l;
-
-	return emu_roce_layout(opcode, &l) ? l.len : -1;
-}

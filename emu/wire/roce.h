@@ -183,8 +183,4 @@ struct emu_ext_layout {
  * adapter does not speak (RD, reserved). */
 bool emu_roce_layout(uint8_t opcode, struct emu_ext_layout *l);
 
-/* Bytes of the extended headers that follow the BTH for an opcode, or -1
- * for an opcode this adapter does not speak (RD, reserved). */
-int emu_roce_ext_len(uint8_t opcode);
-
 #endif
