@@ -96,7 +96,7 @@ int emu_clock_init(void)
 	}
 	err = emu_engine_add_source(&src);
 	if (err) {
-		munmap(p, (size_t)page);
+		emu_real_munmap(p, (size_t)page);
 		emu_real_close(fd);
 		return err;
 	}

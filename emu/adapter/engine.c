@@ -339,7 +339,7 @@ static void sleep_on_sources(uint64_t ns, uint64_t kick_seen)
 		ppoll(fds, n, &ts, NULL);
 	atomic_store(&emu_dev.sleeping, false);
 	if (fds[0].revents & POLLIN)
-		(void)!read(emu_dev.wake_fd, &drain, sizeof(drain));
+		(void)!emu_real_read(emu_dev.wake_fd, &drain, sizeof(drain));
 }
 
 static bool any_ctx_polled(void)

@@ -23,7 +23,7 @@ static int open_drain(int rd)
 	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", rd);
-	return open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	return emu_real_open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0);
 }
 
 int emu_evq_open(struct emu_evq *q, uint32_t desc_size)

@@ -10,6 +10,10 @@ static ssize_t (*next_write)(int, const void *, size_t);
 static int (*next_close)(int);
 static void *(*next_mmap)(void *, size_t, int, int, int, off_t);
 static int (*next_fstat)(int, struct stat *);
+static int (*next_munmap)(void *, size_t);
+static int (*next_open)(const char *, int, ...);
+static int (*next_openat)(int, const char *, int, ...);
+static int (*next_socket)(int, int, int);
 
 void *emu_next_symbol(const char *name)
 {
@@ -55,4 +59,32 @@ int emu_real_fstat(int fd, struct stat *st)
 	if (!next_fstat)
 		*(void **)&next_fstat = emu_next_symbol("fstat");
 	return next_fstat(fd, st);
+}
+
+int emu_real_munmap(void *addr, size_t len)
+{
+	if (!next_munmap)
+		*(void **)&next_munmap = emu_next_symbol("munmap");
+	return next_munmap(addr, len);
+}
+
+int emu_real_open(const char *path, int flags, mode_t mode)
+{
+	if (!next_open)
+		*(void **)&next_open = emu_next_symbol("open");
+	return next_open(path, flags, mode);
+}
+
+int emu_real_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+	if (!next_openat)
+		*(void **)&next_openat = emu_next_symbol("openat");
+	return next_openat(dirfd, path, flags, mode);
+}
+
+int emu_real_socket(int domain, int type, int protocol)
+{
+	if (!next_socket)
+		*(void **)&next_socket = emu_next_symbol("socket");
+	return next_socket(domain, type, protocol);
 }

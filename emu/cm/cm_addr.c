@@ -44,7 +44,7 @@ static bool held_on_host(uint32_t ip)
 		.sin_port = htons(EMU_ROCE_UDP_PORT),
 		.sin_addr.s_addr = htonl(ip),
 	};
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	int s = emu_real_socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	bool held;
 
 	if (s < 0)
@@ -123,7 +123,7 @@ bool cm_addr_vanished(uint32_t ip)
 
 	if (cm_addr_owner(ip) || in_lid_map(ip))
 		return false;
-	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	s = emu_real_socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return false;
 	/* EADDRINUSE: still held; EADDRNOTAVAIL: not this host's address */

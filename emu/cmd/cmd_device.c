@@ -246,7 +246,7 @@ void emu_ctx_release(struct emu_ctx *ctx)
 	ctx->uar = NULL;
 	ctx->bf_page = NULL;
 	if (ctx->pages)
-		munmap(ctx->pages, ctx->pages_len);
+		emu_real_munmap(ctx->pages, ctx->pages_len);
 	ctx->pages = NULL;
 	/* the memfd is the device fd itself: close() of it is in progress */
 	if (ctx->page_fd >= 0 && ctx->page_fd != ctx->cmd_fd)

@@ -18,6 +18,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "base/libc.h"
 #include "wire/icrc.h"
 #include "wire/identity.h"
 #include "wire/roce.h"
@@ -76,7 +77,7 @@ static int load_libpcap(void)
  */
 static int open_private(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	int fd = emu_real_open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
 	const char *why = NULL;
 	struct stat st;
 
@@ -85,7 +86,7 @@ static int open_private(const char *path)
 			errno == ELOOP ? "a symbolic link, refused" : strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &st))
+	if (emu_real_fstat(fd, &st))
 		why = strerror(errno);
 	else if (!S_ISREG(st.st_mode))
 		why = "not a regular file, refused";
@@ -95,7 +96,7 @@ static int open_private(const char *path)
 		why = "has other hard links, refused";
 	if (why) {
 		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, why);
-		close(fd);
+		emu_real_close(fd);
 		return -1;
 	}
 	return fd;
@@ -107,7 +108,7 @@ int emu_capture_check(const char *path)
 
 	if (fd < 0)
 		return -1;
-	close(fd);
+	emu_real_close(fd);
 	return 0;
 }
 
@@ -121,13 +122,13 @@ static pcap_dumper_t *dump_private(const char *path)
 		return NULL;
 	if (ftruncate(fd, 0) || fchmod(fd, 0600) || fcntl(fd, F_SETFL, 0)) {
 		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, strerror(errno));
-		close(fd);
+		emu_real_close(fd);
 		return NULL;
 	}
 	f = fdopen(fd, "wb");
 	if (!f) {
 		fprintf(stderr, "mlx4emu: --pcap=%s: %s\n", path, strerror(errno));
-		close(fd);
+		emu_real_close(fd);
 		return NULL;
 	}
 	d = pc.dump_fopen(dead, f);

@@ -63,7 +63,7 @@ int emu_wire_udp_bind(uint32_t addr, uint16_t udp_port, unsigned opts)
 		.sin_port = htons(udp_port),
 		.sin_addr.s_addr = htonl(addr),
 	};
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = emu_real_socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	int on = 1, buf = 4 << 20;
 	int err;
 

@@ -73,7 +73,7 @@ static bool tree_alive(int dirfd, const char *name)
 
 	if ((size_t)snprintf(lock, sizeof(lock), "%s" LOCK_SUFFIX, name) >= sizeof(lock))
 		return false;
-	fd = openat(dirfd, lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = emu_real_openat(dirfd, lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
 	if (fd < 0)
 		return false;
 	alive = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
@@ -106,7 +106,7 @@ static void read_tree(int dirfd, const char *name)
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/" EMU_SEGMENT_FILE, name) >= sizeof(path))
 		return;
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = emu_real_openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
 	if (fd < 0)
 		return;
 	n = emu_real_read(fd, text, sizeof(text) - 1);
