@@ -21,18 +21,15 @@ if [ "${PAIR_WIRE_SEGMENT:-}" = auto ]; then
 	MLX4EMU_WIRE_SEGMENT=$((1 + $$ % 16777215)); export MLX4EMU_WIRE_SEGMENT
 fi
 
-# A TCP port nobody listens on, drawn at random: suites run pairs in
-# parallel, and ports derived from neighbouring process IDs would meet.
+# A TCP port nobody holds, the kernel's pick (free_tcp_port.py): suites
+# run pairs in parallel.
 pick_port() {
-	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000))
-	while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
-		port=$((port + 1))
-	done
+	port=$(python3 "$(dirname "$0")/free_tcp_port.py")
 }
 
 # Starts the server and waits until it listens (at most 20 s).  Fails when
-# the server exits first: another run may have taken the port between the
-# check above and the server's bind.
+# the server exits first: another run may have bound the port between the
+# kernel's pick and the server's bind.
 start_server() {
 	# shellcheck disable=SC2086
 	${PAIR_SERVER_WRAP:-} timeout -k 5 "$timeout_s" "$run" $opts ${PAIR_SERVER_OPTS:-} -- \
