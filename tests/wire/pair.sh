@@ -27,6 +27,24 @@ pick_port() {
 	port=$(python3 "$(dirname "$0")/free_tcp_port.py")
 }
 
+# True when the socket listening on $port is the server's started here
+# (a process under $server): another pair's server may listen on the same
+# port, and the client would then reach it and both pairs fail. Where ss
+# names no process (another user's socket), any listener counts.
+ours_listening() {
+	listeners=$(${PAIR_SERVER_WRAP:-} ss -Hltnp "sport = :$port" 2>/dev/null)
+	[ -n "$listeners" ] || return 1
+	pids=$(printf '%s\n' "$listeners" | grep -o 'pid=[0-9]*' | cut -d= -f2)
+	[ -n "$pids" ] || return 0
+	for pid in $pids; do
+		while [ "${pid:-1}" -gt 1 ]; do
+			[ "$pid" = "$server" ] && return 0
+			pid=$(sed 's/.*) . \([0-9]*\).*/\1/' "/proc/$pid/stat" 2>/dev/null)
+		done
+	done
+	return 1
+}
+
 # Starts the server and waits until it listens (at most 20 s).  Fails when
 # the server exits first: another run may have bound the port between the
 # kernel's pick and the server's bind.
@@ -37,7 +55,7 @@ start_server() {
 	server=$!
 	tries=0
 	while [ $tries -lt 200 ]; do
-		${PAIR_SERVER_WRAP:-} ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
+		ours_listening && return 0
 		kill -0 "$server" 2>/dev/null || return 1
 		sleep 0.1; tries=$((tries + 1))
 	done
