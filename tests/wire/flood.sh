@@ -38,8 +38,7 @@ run_pair() {
 	label="$1"; flood="$2"; sopts="$3"
 	dir="$top/$label"
 	mkdir -p "$dir/x"; chmod 755 "$dir"; chown "nobody:$nobody_group" "$dir/x"
-	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000))
-	while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do port=$((port + 1)); done
+	port=$(python3 "$(dirname "$0")/free_tcp_port.py")
 	# shellcheck disable=SC2086
 	timeout -k 5 150 "$run" $opts $sopts -- "$victim" -m server -d "$dir" -p "$port" \
 		-s "$writes" $g >"$dir/server.out" 2>&1 &

@@ -21,18 +21,33 @@ if [ "${PAIR_WIRE_SEGMENT:-}" = auto ]; then
 	MLX4EMU_WIRE_SEGMENT=$((1 + $$ % 16777215)); export MLX4EMU_WIRE_SEGMENT
 fi
 
-# A TCP port nobody listens on, drawn at random: suites run pairs in
-# parallel, and ports derived from neighbouring process IDs would meet.
+# A TCP port nobody holds, the kernel's pick (free_tcp_port.py): suites
+# run pairs in parallel.
 pick_port() {
-	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000))
-	while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
-		port=$((port + 1))
+	port=$(python3 "$(dirname "$0")/free_tcp_port.py")
+}
+
+# True when the socket listening on $port is the server's started here
+# (a process under $server): another pair's server may listen on the same
+# port, and the client would then reach it and both pairs fail. Where ss
+# names no process (another user's socket), any listener counts.
+ours_listening() {
+	listeners=$(${PAIR_SERVER_WRAP:-} ss -Hltnp "sport = :$port" 2>/dev/null)
+	[ -n "$listeners" ] || return 1
+	pids=$(printf '%s\n' "$listeners" | grep -o 'pid=[0-9]*' | cut -d= -f2)
+	[ -n "$pids" ] || return 0
+	for pid in $pids; do
+		while [ "${pid:-1}" -gt 1 ]; do
+			[ "$pid" = "$server" ] && return 0
+			pid=$(sed 's/.*) . \([0-9]*\).*/\1/' "/proc/$pid/stat" 2>/dev/null)
+		done
 	done
+	return 1
 }
 
 # Starts the server and waits until it listens (at most 20 s).  Fails when
-# the server exits first: another run may have taken the port between the
-# check above and the server's bind.
+# the server exits first: another run may have bound the port between the
+# kernel's pick and the server's bind.
 start_server() {
 	# shellcheck disable=SC2086
 	${PAIR_SERVER_WRAP:-} timeout -k 5 "$timeout_s" "$run" $opts ${PAIR_SERVER_OPTS:-} -- \
@@ -40,7 +55,7 @@ start_server() {
 	server=$!
 	tries=0
 	while [ $tries -lt 200 ]; do
-		${PAIR_SERVER_WRAP:-} ss -Hltn "sport = :$port" 2>/dev/null | grep -q . && return 0
+		ours_listening && return 0
 		kill -0 "$server" 2>/dev/null || return 1
 		sleep 0.1; tries=$((tries + 1))
 	done

@@ -59,8 +59,7 @@ if [ "$mode" = inproc ]; then
 	v=$!; pids="$v"
 	wait_targets 2 || exit 1
 else
-	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 40000))
-	while ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do port=$((port + 1)); done
+	port=$(python3 "$(dirname "$0")/free_tcp_port.py")
 	# shellcheck disable=SC2086
 	timeout -k 5 150 "$run" $opts -- "$victim" -m server -d "$dir" -p "$port" $g \
 		>"$dir/server.out" 2>&1 &
