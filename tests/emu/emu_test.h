@@ -25,6 +25,7 @@
 
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
+#include "verbs_env.h"
 
 struct emu_env {
 	struct ibv_context *ctx;

@@ -47,6 +47,7 @@
 
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
+#include "verbs_env.h"
 
 enum { MEM = 1 << 16, SRC_OFF = 0, FRAME_OFF = 16384, RES_OFF = 32768,
        RECV_OFF = 49152,
@@ -90,61 +91,18 @@ static unsigned rnd(struct env *e)
 	return (e->seed >> 8) & 0xffffff;
 }
 
+/* RC/UC towards dqpn on port 1 (no GRH: an InfiniBand port), UD with
+ * VX_QKEY, raw packet on port 1 alone. */
 static void to_rts(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
 {
-	struct ibv_qp_attr a;
-	int mask;
+	struct vx_qp_attrs a;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.pkey_index = 0;
-	mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-	if (e->type == IBV_QPT_RAW_PACKET) {
-		mask = IBV_QP_STATE | IBV_QP_PORT;
-	} else if (e->type == IBV_QPT_UD) {
-		a.qkey = 0x11111111;
-		mask |= IBV_QP_QKEY;
-	} else {
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-		mask |= IBV_QP_ACCESS_FLAGS;
-	}
-	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	mask = IBV_QP_STATE;
-	if (e->type != IBV_QPT_UD && e->type != IBV_QPT_RAW_PACKET) {
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = dqpn;
-		a.rq_psn = 0;
-		a.ah_attr.dlid = e->lid;
-		a.ah_attr.port_num = 1;
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			IBV_QP_RQ_PSN;
-		if (e->type == IBV_QPT_RC) {
-			a.max_dest_rd_atomic = 4;
-			a.min_rnr_timer = 1;
-			mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-		}
-	}
-	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	mask = IBV_QP_STATE | (e->type == IBV_QPT_RAW_PACKET ? 0 :
-			       IBV_QP_SQ_PSN);
-	if (e->type == IBV_QPT_RC) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 4;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
+	vx_qp_attrs_default(&a, 1);
+	a.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		   IBV_ACCESS_REMOTE_ATOMIC;
+	a.dest_qpn = dqpn;
+	a.ah.dlid = e->lid;
+	assert_int_equal(vx_qp_to_rts(qp, &a), 0);
 }
 
 static struct ibv_qp *make_qp(struct env *e, struct ibv_cq *scq,
