@@ -121,6 +121,20 @@ int vx_loopback_ah(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *ah
 	return 0;
 }
 
+void vx_peer_ah(struct ibv_ah_attr *ah, uint8_t port, uint16_t dlid,
+		int sgid_index, const uint8_t dgid[16])
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->port_num = port;
+	ah->dlid = dlid;
+	if (sgid_index < 0)
+		return;
+	ah->is_global = 1;
+	ah->grh.hop_limit = 1;
+	ah->grh.sgid_index = (uint8_t)sgid_index;
+	memcpy(ah->grh.dgid.raw, dgid, 16);
+}
+
 /* The attribute masks of one QP type, by target state. */
 struct transition_masks {
 	int init, rtr, rts;

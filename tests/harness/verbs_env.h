@@ -89,6 +89,15 @@ void vx_qp_attrs_default(struct vx_qp_attrs *a, uint8_t port);
 int vx_loopback_ah(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *ah);
 
 /*
+ * The address of a peer's port: `dlid` (host order) on `port`, and when
+ * sgid_index >= 0 (an Ethernet port, or a GRH wanted on InfiniBand) a
+ * GRH from that local GID index to `dgid` (16 bytes, network order) with
+ * hop limit 1.
+ */
+void vx_peer_ah(struct ibv_ah_attr *ah, uint8_t port, uint16_t dlid,
+		int sgid_index, const uint8_t dgid[16]);
+
+/*
  * RESET -> INIT -> RTR -> RTS with, in each transition, the attributes
  * the kernel's table of QP transitions (ib core verbs.c, qp_state_table)
  * requires for the QP's type and no optional one:

@@ -96,6 +96,7 @@
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
 #include "peer_side.h"
+#include "verbs_env.h"
 
 #define PROG "rc_pair"
 #define BUF_BYTES (1024 * 1024)
@@ -299,45 +300,21 @@ static void open_side(struct side *s, int gidx)
 
 static void connect_qp(struct side *s, uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
+	struct vx_qp_attrs a;
 
-	if (ibv_modify_qp(s->q.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		DIE("INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = s->peer.qpn;
+	vx_qp_attrs_default(&a, 1);
+	a.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		   IBV_ACCESS_REMOTE_ATOMIC;
+	a.dest_qpn = s->peer.qpn;
 	a.rq_psn = s->peer.psn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;	/* 0.64 ms */
-	a.ah_attr.dlid = (uint16_t)s->peer.lid;
-	a.ah_attr.port_num = 1;
-	if (s->gidx >= 0) {
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.hop_limit = 1;
-		a.ah_attr.grh.sgid_index = (uint8_t)s->gidx;
-		memcpy(a.ah_attr.grh.dgid.raw, s->peer.gid, 16);
-	}
-	if (ibv_modify_qp(s->q.qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		DIE("RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = s->me.psn;
+	a.min_rnr_timer = 12;	/* 0.64 ms */
 	a.timeout = qp_timeout;
 	a.retry_cnt = qp_retry_cnt;
 	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(s->q.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-		DIE("RTS");
+	vx_peer_ah(&a.ah, 1, (uint16_t)s->peer.lid, s->gidx, s->peer.gid);
+	if (vx_qp_to_rts(s->q.qp, &a))
+		DIE("connect the QP");
 }
 
 static void close_side(struct side *s)
