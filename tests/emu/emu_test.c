@@ -36,24 +36,16 @@ void emu_qp_create(struct emu_env *e, struct emu_qp *q, enum ibv_qp_type type,
 		   uint32_t max_send_wr, uint32_t max_recv_wr, int cq_entries,
 		   size_t buf_len, struct ibv_srq *srq)
 {
-	struct ibv_qp_init_attr a;
+	struct ibv_qp_cap cap = { .max_send_wr = max_send_wr,
+				  .max_recv_wr = max_recv_wr, .max_send_sge = 4,
+				  .max_recv_sge = 4, .max_inline_data = 64 };
 
 	memset(q, 0, sizeof(*q));
 	q->scq = ibv_create_cq(e->ctx, cq_entries, NULL, NULL, 0);
 	q->rcq = ibv_create_cq(e->ctx, cq_entries, NULL, NULL, 0);
 	assert_non_null(q->scq);
 	assert_non_null(q->rcq);
-	memset(&a, 0, sizeof(a));
-	a.send_cq = q->scq;
-	a.recv_cq = q->rcq;
-	a.srq = srq;
-	a.qp_type = type;
-	a.cap.max_send_wr = max_send_wr;
-	a.cap.max_recv_wr = max_recv_wr;
-	a.cap.max_send_sge = 4;
-	a.cap.max_recv_sge = 4;
-	a.cap.max_inline_data = 64;
-	q->qp = ibv_create_qp(e->pd, &a);
+	q->qp = vx_qp_create(e->pd, type, q->scq, q->rcq, srq, &cap);
 	assert_non_null(q->qp);
 	q->len = buf_len;
 	if (buf_len) {

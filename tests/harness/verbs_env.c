@@ -83,6 +83,21 @@ int vx_env_close(struct vx_env *e)
 	return ret;
 }
 
+struct ibv_qp *vx_qp_create(struct ibv_pd *pd, enum ibv_qp_type type,
+			    struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
+			    struct ibv_srq *srq, const struct ibv_qp_cap *cap)
+{
+	struct ibv_qp_init_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_type = type;
+	a.send_cq = send_cq;
+	a.recv_cq = recv_cq;
+	a.srq = srq;
+	a.cap = *cap;
+	return ibv_create_qp(pd, &a);
+}
+
 void vx_qp_attrs_default(struct vx_qp_attrs *a, uint8_t port)
 {
 	memset(a, 0, sizeof(*a));

@@ -51,6 +51,14 @@ int vx_env_open(struct vx_env *e, const char *name, int index, uint8_t port);
 int vx_env_close(struct vx_env *e);
 
 /*
+ * A QP of `type` on pd with send_cq, recv_cq (and srq, or NULL) and the
+ * capacities in cap, in RESET.  NULL with ibv_create_qp's errno.
+ */
+struct ibv_qp *vx_qp_create(struct ibv_pd *pd, enum ibv_qp_type type,
+			    struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
+			    struct ibv_srq *srq, const struct ibv_qp_cap *cap);
+
+/*
  * Everything RESET -> INIT -> RTR -> RTS needs, for every QP type; each
  * field is used only by the types its comment names.  PSNs are 24 bits,
  * host order; the AV's dlid is host order, the GID network order (as

@@ -55,19 +55,15 @@ struct ibv_qp *ev_qp_create(struct ev_dev *d, enum ibv_qp_type type,
 			    uint32_t max_recv_wr, uint32_t max_sge,
 			    uint32_t max_inline)
 {
-	struct ibv_qp_init_attr a;
+	struct ibv_qp_cap cap = {
+		.max_send_wr = max_send_wr,
+		.max_recv_wr = srq ? 0 : max_recv_wr,
+		.max_send_sge = max_sge,
+		.max_recv_sge = srq ? 0 : max_sge,
+		.max_inline_data = max_inline,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_type = type;
-	a.send_cq = scq;
-	a.recv_cq = rcq;
-	a.srq = srq;
-	a.cap.max_send_wr = max_send_wr;
-	a.cap.max_recv_wr = srq ? 0 : max_recv_wr;
-	a.cap.max_send_sge = max_sge;
-	a.cap.max_recv_sge = srq ? 0 : max_sge;
-	a.cap.max_inline_data = max_inline;
-	return ibv_create_qp(d->pd, &a);
+	return vx_qp_create(d->pd, type, scq, rcq, srq, &cap);
 }
 
 int ev_qp_to_rts(struct ev_dev *d, struct ibv_qp *qp, uint32_t dest_qpn)

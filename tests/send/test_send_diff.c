@@ -108,19 +108,11 @@ static void to_rts(struct env *e, struct ibv_qp *qp, uint32_t dqpn)
 static struct ibv_qp *make_qp(struct env *e, struct ibv_cq *scq,
 			      struct ibv_cq *rcq, uint32_t sge, uint32_t inl)
 {
-	struct ibv_qp_init_attr a;
-	struct ibv_qp *qp;
+	struct ibv_qp_cap cap = { .max_send_wr = 48, .max_recv_wr = 64,
+				  .max_send_sge = sge, .max_recv_sge = 1,
+				  .max_inline_data = inl };
+	struct ibv_qp *qp = vx_qp_create(e->pd, e->type, scq, rcq, NULL, &cap);
 
-	memset(&a, 0, sizeof(a));
-	a.send_cq = scq;
-	a.recv_cq = rcq;
-	a.qp_type = e->type;
-	a.cap.max_send_wr = 48;
-	a.cap.max_recv_wr = 64;
-	a.cap.max_send_sge = sge;
-	a.cap.max_recv_sge = 1;
-	a.cap.max_inline_data = inl;
-	qp = ibv_create_qp(e->pd, &a);
 	assert_non_null(qp);
 	return qp;
 }

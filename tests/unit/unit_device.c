@@ -71,15 +71,7 @@ struct ibv_qp *unit_qp_create(struct unit_dev *d, enum ibv_qp_type type,
 			      struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
 			      struct ibv_srq *srq, const struct ibv_qp_cap *cap)
 {
-	struct ibv_qp_init_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = type;
-	attr.send_cq = send_cq;
-	attr.recv_cq = recv_cq;
-	attr.srq = srq;
-	attr.cap = *cap;
-	return ibv_create_qp(d->pd, &attr);
+	return vx_qp_create(d->pd, type, send_cq, recv_cq, srq, cap);
 }
 
 int unit_qp_connect(struct unit_dev *d, struct ibv_qp *qp, uint32_t dest_qpn)
