@@ -83,6 +83,39 @@ void emu_qp_to_rts(struct emu_env *e, struct ibv_qp *qp, uint32_t dest_qpn,
 		assert_int_equal(vx_qp_to_rts(qp, &a), 0);
 }
 
+void emu_pair_open(struct emu_pair *p, uint32_t max_send_wr, uint32_t max_recv_wr,
+		   int cq_entries, size_t buf_len, int access)
+{
+	emu_env_open(&p->e, 1);
+	emu_qp_create(&p->e, &p->a, IBV_QPT_RC, max_send_wr, max_recv_wr, cq_entries,
+		      buf_len, NULL);
+	emu_qp_create(&p->e, &p->b, IBV_QPT_RC, max_send_wr, max_recv_wr, cq_entries,
+		      buf_len, NULL);
+	emu_qp_to_rts(&p->e, p->a.qp, p->b.qp->qp_num, access);
+	emu_qp_to_rts(&p->e, p->b.qp, p->a.qp->qp_num, access);
+}
+
+void emu_pair_close(struct emu_pair *p)
+{
+	emu_qp_destroy(&p->a);
+	emu_qp_destroy(&p->b);
+	emu_env_close(&p->e);
+}
+
+void emu_pair_post_writes(struct emu_pair *p, uint64_t first, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge s = { (uintptr_t)p->a.buf, 8, p->a.mr->lkey };
+		struct ibv_send_wr w = { .wr_id = first + (uint64_t)i, .sg_list = &s,
+					 .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+					 .send_flags = IBV_SEND_SIGNALED };
+
+		w.wr.rdma.remote_addr = (uintptr_t)p->b.buf;
+		w.wr.rdma.rkey = p->b.mr->rkey;
+		assert_int_equal(emu_post_send(p->a.qp, &w), 0);
+	}
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
