@@ -11,6 +11,7 @@
 #define MLX4DV_TEST_EMU_EXACT_H
 
 #include "emu_test.h"
+#include "test_exit.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"

@@ -14,6 +14,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 #pragma GCC diagnostic pop
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE)
@@ -138,6 +139,8 @@ int main(void)
 	};
 
 	if (getenv("MLX4EMU_FAULT_CQE"))
-		return cmocka_run_group_tests(env_tests, NULL, NULL);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+		t_run_group_tests(env_tests, NULL, NULL);
+	else
+		t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

@@ -5,6 +5,7 @@
  * hand (libmlx4 has no verb for them), and QP kinds the device refuses.
  */
 #include "misc.h"
+#include "test_exit.h"
 
 int main(void)
 {
@@ -15,6 +16,7 @@ int main(void)
 		cmocka_unit_test(test_refused_qps),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }
 

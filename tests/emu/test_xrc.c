@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "test_exit.h"
 
 #define NSRQ 3
 #define MSG 512
@@ -617,5 +618,6 @@ int main(void)
 		cmocka_unit_test(test_context_close_keeps_shared_qp),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

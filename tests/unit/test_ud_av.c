@@ -21,6 +21,7 @@
 
 #include "unit_device.h"
 #include "verbs_env.h"
+#include "test_exit.h"
 
 enum { QKEY = 0x11111111, MSG = 32, SPIN_LIMIT = 20000000 };
 
@@ -274,5 +275,6 @@ int main(void)
 		cmocka_unit_test(ud_send_with_av_from_ah),
 	};
 
-	return cmocka_run_group_tests_name("unit_ud_av", tests, NULL, NULL);
+	t_run_group_tests_name("unit_ud_av", tests, NULL, NULL);
+	return t_exit();
 }
