@@ -29,9 +29,15 @@
 /* packets one pass reads from a port at most before it goes on */
 #define RX_WORK_MAX 2048
 #define RX_BATCH 64
-/* The engine tells sources apart by their arg: the RoCE sources of the
- * ports are 1 and 2, the Ethernet ones this + port. */
-#define EMU_ETH_SOURCE_TAG 16
+
+/* A source that reads one port's socket: the RoCEv2 link's or the VXLAN
+ * tunnel's. */
+struct port_source {
+	struct emu_engine_source source;
+	unsigned port;
+};
+
+static struct port_source roce_sources[2], eth_sources[2];
 
 static void qp_modified(struct emu_qp *qp, int cur, int next)
 {
@@ -119,26 +125,26 @@ static void dispatch(const struct emu_rx *rx)
 
 /* The RC timers that are due, then the QPs waiting for link credits
  * that came back (a destroy, a flush, a timeout). */
-static int timers_poll(void *arg, uint64_t now_ns)
+static int timers_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
 	int work;
 
-	(void)arg;
+	(void)src;
 	work = rc_timers_run(now_ns);
 	return work + rc_link_serve(now_ns);
 }
 
-static uint64_t timers_deadline(void *arg)
+static uint64_t timers_deadline(struct emu_engine_source *src)
 {
-	(void)arg;
+	(void)src;
 	return rc_link_due() ? 0 : rc_timers_deadline();
 }
 
-static int port_poll(void *arg, uint64_t now_ns)
+static int roce_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
 	/* engine thread only; too large for its stack */
 	static struct emu_rx rx[EMU_LINK_RX_MAX];
-	unsigned port = (unsigned)(uintptr_t)arg;
+	unsigned port = EMU_SOURCE_OWNER(src, struct port_source, source)->port;
 	int n, work = 0;
 	bool more;
 
@@ -170,9 +176,9 @@ static void eth_dispatch(unsigned port, const struct emu_vxlan_rx *rx)
 
 /* Frames from other adapters (wire/vxlan.h) enter the port as its own
  * frames do; then the frames the pass queued go out. */
-static int eth_poll(void *arg, uint64_t now_ns)
+static int eth_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
-	unsigned port = (unsigned)(uintptr_t)arg - EMU_ETH_SOURCE_TAG;
+	unsigned port = EMU_SOURCE_OWNER(src, struct port_source, source)->port;
 	struct emu_vxlan_rx rx[EMU_VXLAN_BATCH];
 	int n, work = 0;
 
@@ -191,40 +197,38 @@ static int eth_sources_add(void)
 	int err = 0;
 
 	for (unsigned p = 1; p <= emu_cfg.ports && !err; p++) {
-		struct emu_engine_source src = {
-			.fd = emu_vxlan_socket(p),
-			.poll = eth_poll,
-			.arg = (void *)(uintptr_t)(EMU_ETH_SOURCE_TAG + p),
-		};
+		struct port_source *s = &eth_sources[p - 1];
 
-		if (src.fd >= 0)
-			err = emu_engine_add_source(&src);
+		*s = (struct port_source){
+			.source = { .fd = emu_vxlan_socket(p), .poll = eth_poll },
+			.port = p,
+		};
+		if (s->source.fd >= 0)
+			err = emu_engine_add_source(&s->source);
 	}
 	return err;
 }
 
 /* Frames the faults on the wire hold (delay, reorder): released by their
  * deadline, so an idle engine sleeps until the next one is due. */
-static int held_poll(void *arg, uint64_t now_ns)
+static int held_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
-	(void)arg;
+	(void)src;
 	return emu_link_release_held(now_ns);
 }
 
-static uint64_t held_deadline(void *arg)
+static uint64_t held_deadline(struct emu_engine_source *src)
 {
-	(void)arg;
+	(void)src;
 	return emu_link_next_held();
 }
 
 static int held_source_add(void)
 {
-	static char held_tag;	/* an arg distinct from every port source's */
-	const struct emu_engine_source src = {
+	static struct emu_engine_source src = {
 		.fd = -1,
 		.poll = held_poll,
 		.deadline = held_deadline,
-		.arg = &held_tag,
 	};
 
 	return emu_engine_add_source(&src);
@@ -232,11 +236,10 @@ static int held_source_add(void)
 
 int emu_transport_init(void)
 {
-	struct emu_engine_source timers = {
+	static struct emu_engine_source timers = {
 		.fd = -1,
 		.poll = timers_poll,
 		.deadline = timers_deadline,
-		.arg = (void *)&ops,
 	};
 	int err;
 
@@ -246,16 +249,16 @@ int emu_transport_init(void)
 	/* first: what a timer sends goes out with the ports' flush */
 	err = emu_engine_add_source(&timers);
 	for (unsigned p = 1; p <= emu_cfg.ports && !err; p++) {
-		struct emu_engine_source src = {
-			.fd = emu_port_socket(p),
-			.poll = port_poll,
-			.arg = (void *)(uintptr_t)p,
-		};
+		struct port_source *s = &roce_sources[p - 1];
 
+		*s = (struct port_source){
+			.source = { .fd = emu_port_socket(p), .poll = roce_poll },
+			.port = p,
+		};
 		/* a kernel that refuses the filter leaves the port open to
 		 * every datagram; the engine's checks still apply */
 		emu_peer_filter_init(p);
-		err = emu_engine_add_source(&src);
+		err = emu_engine_add_source(&s->source);
 	}
 	if (!err)
 		err = eth_sources_add();
