@@ -16,6 +16,7 @@
 #include "base/config.h"
 #include "base/guard.h"
 #include "transport/admission.h"
+#include "transport/eth_wire.h"
 #include "transport/gsi.h"
 #include "transport/rc.h"
 #include "transport/xrc_wire.h"
@@ -58,6 +59,7 @@ static void qp_destroyed(struct emu_qp *qp)
 static const struct emu_remote_ops ops = {
 	.ud_send = emu_ud_send_remote,
 	.ud_mcast_send = emu_ud_mcast_send_remote,
+	.eth_send = emu_eth_send_remote,
 	.rc_post = rc_post,
 	.rc_queue_local = rc_queue_local,
 	.sq_flush = rc_sq_flush,
