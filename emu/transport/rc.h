@@ -27,6 +27,7 @@
 #include "adapter/remote.h"
 #include "transport/link_credits.h"
 #include "transport/rc_window.h"
+#include "transport/state.h"
 #include "wire/link.h"
 #include "wire/roce.h"
 
@@ -110,6 +111,9 @@ struct emu_rc_conn {
 	struct rc_requester req;
 	struct rc_responder resp;
 	struct emu_link_claim link;	/* credits on the link to the peer */
+	struct {
+		uint8_t req, resp, comp;	/* enum req_state, ... (state.h) */
+	} states;
 	struct emu_rc_conn *tnext, *tprev;	/* list of conns with timers */
 	bool timed, ack_listed;
 };

@@ -50,6 +50,8 @@ static void retire(struct emu_rc_conn *c, uint8_t syndrome)
 		r->send_pkt = 0;
 	}
 	r->head++;
+	if (w->local ? w->syndrome : syndrome)
+		rc_comp_enter(c, COMP_ERROR);
 	emu_send_cqe(c->qp, w->index, w->opcode, w->len, w->signaled,
 		     w->local ? w->syndrome : syndrome);
 }
@@ -145,6 +147,7 @@ static void on_rnr_nak(struct emu_rc_conn *c, uint32_t psn, uint8_t timer, uint6
 		retire(c, EMU_SYN_RNR_RETRY_EXC);
 		return;
 	}
+	rc_comp_enter(c, COMP_RNR_RETRY);
 	if (qp->rnr_retry != 7)
 		r->rnr_left--;
 	if (wait_us > emu_cfg.rnr_cap_us)
@@ -153,6 +156,7 @@ static void on_rnr_nak(struct emu_rc_conn *c, uint32_t psn, uint8_t timer, uint6
 	/* what followed the refused packet is discarded: its credits return
 	 * while the QP waits */
 	rc_link_give_up(c);
+	rc_req_enter(c, REQ_RNR_WAIT);
 	r->rnr_due_ns = now_ns + wait_us * 1000;
 	r->retry_due_ns = 0;
 	rc_timer_watch(c);
@@ -181,6 +185,7 @@ static void on_ack(struct emu_rc_conn *c, uint32_t psn, uint8_t syn, uint64_t no
 	uint8_t kind = syn & EMU_AETH_KIND_MASK;
 
 	if (kind == EMU_AETH_ACK) {
+		rc_comp_enter(c, COMP_ACK);
 		if (ack_through(c, psn))
 			progress(c, now_ns);
 		return;
@@ -195,6 +200,7 @@ static void on_ack(struct emu_rc_conn *c, uint32_t psn, uint8_t syn, uint64_t no
 	if (kind == EMU_AETH_RNR_NAK) {
 		on_rnr_nak(c, psn, syn & 0x1f, now_ns);
 	} else if ((syn & 0x1f) == EMU_NAK_PSN_SEQ) {
+		rc_comp_enter(c, COMP_NAK_SEQUENCE);
 		rc_window_loss(&r->window);
 		rc_req_rewind(c, psn);
 	} else {
@@ -254,6 +260,7 @@ static void on_read_response(struct emu_rc_conn *c, uint8_t bop, uint32_t psn,
 		retire(c, EMU_SYN_LOCAL_PROT);
 		return;
 	}
+	rc_comp_enter(c, COMP_READ_RESPONSE);
 	w->resp_pkts++;
 	acknowledge_to(r, emu_psn_add(psn, 1));
 	if (last)
@@ -273,6 +280,7 @@ static void on_atomic_ack(struct emu_rc_conn *c, uint32_t psn, uint64_t orig,
 	if (!w || w->local || (w->opcode != EMU_OP_ATOMIC_CS && w->opcode != EMU_OP_ATOMIC_FA) ||
 	    w->first_psn != psn || c->qp->state == EMU_QPS_ERR)
 		return;
+	rc_comp_enter(c, COMP_ATOMIC_ACK);
 	acknowledge_to(r, emu_psn_add(psn, 1));
 	/* the original value lands in host order, as the in-process path
 	 * leaves it */
@@ -342,6 +350,7 @@ void rc_comp_timer(struct emu_rc_conn *c, uint64_t now_ns)
 		return;
 	}
 	r->retry_left--;
+	rc_comp_enter(c, COMP_TIMEOUT_RETRY);
 	rc_window_loss(&r->window);
 	/* the packets in flight are taken as lost: the resend takes credits
 	 * again, in turn with the other QPs of the link */
@@ -362,6 +371,8 @@ int rc_sq_flush(struct emu_qp *qp)
 
 	if (!r || !r->ring)
 		return 0;
+	rc_comp_enter(c, COMP_FLUSH);
+	rc_req_enter(c, REQ_ERROR);
 	while (r->head != r->tail) {
 		struct rc_wqe *w = &r->ring[r->head++ & r->ring_mask];
 

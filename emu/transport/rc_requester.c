@@ -217,6 +217,7 @@ static void payload_fault(struct emu_rc_conn *c, struct rc_wqe *w)
 		  "local protection error", c->qp->qpn, w->index);
 	w->local = true;
 	w->syndrome = EMU_SYN_LOCAL_PROT;
+	rc_req_enter(c, REQ_ERROR);
 	emu_qp_set_error(c->qp);
 }
 
@@ -286,6 +287,8 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 	bool any = false, waiting = false;
 
 	rc_link_sync(c);
+	if (qp->state == EMU_QPS_ERR)
+		rc_req_enter(c, REQ_ERROR);
 	if (r->rnr_due_ns || qp->state != EMU_QPS_RTS)
 		return;
 	while (r->send != r->tail) {
@@ -299,15 +302,21 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 			r->send++;
 			continue;
 		}
-		if (emu_psn_diff(psn, r->una_psn) >= (int32_t)r->window.size)
+		if (emu_psn_diff(psn, r->una_psn) >= (int32_t)r->window.size) {
+			rc_req_enter(c, REQ_WAIT_WINDOW);
 			break;
+		}
 		if (rc_is_rd_atomic(w->opcode) &&
-		    (r->rd_atomic >= rd_max || !read_fits(r, w, psn)))
+		    (r->rd_atomic >= rd_max || !read_fits(r, w, psn))) {
+			rc_req_enter(c, REQ_WAIT_RD_ATOMIC);
 			break;
+		}
 		if (!rc_link_admit(c, psn, n)) {
+			rc_req_enter(c, REQ_WAIT_CREDITS);
 			waiting = true;
 			break;
 		}
+		rc_req_enter(c, REQ_SEND);
 		if (rc_is_rd_atomic(w->opcode)) {
 			send_request(c, w, r->send_pkt);
 			r->rd_atomic++;
@@ -326,6 +335,8 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 		sent(r, psn, n);
 		any = true;
 	}
+	if (r->send == r->tail)
+		rc_req_enter(c, REQ_IDLE);
 	if (waiting && r->sent_end == r->una_psn && r->retry_due_ns) {
 		/* nothing of this QP is on the wire: no ACK is due while it
 		 * waits for link credits */
@@ -345,6 +356,7 @@ void rc_req_rewind(struct emu_rc_conn *c, uint32_t psn)
 	struct rc_requester *r = &c->req;
 	uint32_t i;
 
+	rc_req_enter(c, REQ_GO_BACK);
 	r->rd_atomic = 0;
 	for (i = r->head; i != r->tail; i++) {
 		struct rc_wqe *w = &r->ring[i & r->ring_mask];
@@ -400,8 +412,10 @@ static int uc_post(struct emu_rc_conn *c, const struct emu_rc_msg *m)
 		memcpy(data + n, g->c[i].p, g->c[i].len);
 		n += g->c[i].len;
 	}
+	rc_req_enter(c, REQ_SEND);
 	for (uint32_t k = 0; k < w.npkts; k++)
 		send_data_packet(c, EMU_TR_UC, &w, data, k);
+	rc_req_enter(c, REQ_IDLE);
 	if (data != buf)
 		free(data);
 	r->post_psn = emu_psn_add(r->post_psn, w.npkts);

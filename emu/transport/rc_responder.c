@@ -350,6 +350,7 @@ static void rc_request(struct emu_rc_conn *c, const struct req_pkt *k)
 	enum outcome o;
 
 	if (d > 0) {
+		rc_resp_enter(c, RESP_OUT_OF_SEQUENCE);
 		if (!s->nak_sent) {
 			s->nak_sent = true;
 			send_aeth(c, EMU_AETH_NAK | EMU_NAK_PSN_SEQ, s->epsn);
@@ -357,12 +358,14 @@ static void rc_request(struct emu_rc_conn *c, const struct req_pkt *k)
 		return;
 	}
 	if (d < 0) {
+		rc_resp_enter(c, RESP_DUPLICATE);
 		duplicate(c, k);
 		return;
 	}
 	o = execute(c, k);
 	switch (o) {
 	case DONE:
+		rc_resp_enter(c, RESP_EXECUTE);
 		if (k->bop == EMU_BOP_READ_REQUEST)
 			return;	/* epsn moved by the READ's PSN range */
 		s->epsn = emu_psn_add(s->epsn, 1);
@@ -371,9 +374,11 @@ static void rc_request(struct emu_rc_conn *c, const struct req_pkt *k)
 			rc_ack_later(c);
 		return;
 	case RNR:
+		rc_resp_enter(c, RESP_RNR_NAK);
 		send_aeth(c, EMU_AETH_RNR_NAK | (c->qp->min_rnr_timer & 0x1f), k->psn);
 		return;
 	default:
+		rc_resp_enter(c, RESP_NAK);
 		send_aeth(c, EMU_AETH_NAK | nak_code(o), k->psn);
 		emu_qp_set_error(c->qp);
 		return;
@@ -386,12 +391,17 @@ static void uc_request(struct emu_rc_conn *c, const struct req_pkt *k)
 
 	if (k->psn != s->epsn) {
 		/* packets were lost: the message in progress is given up */
+		rc_resp_enter(c, RESP_UC_GAP);
 		s->cur = 0;
 		s->epsn = k->psn;
 	}
 	s->epsn = emu_psn_add(k->psn, 1);
-	if (execute(c, k) != DONE)
+	if (execute(c, k) == DONE) {
+		rc_resp_enter(c, RESP_EXECUTE);
+	} else {
+		rc_resp_enter(c, RESP_UC_DROP);
 		s->cur = 0;
+	}
 }
 
 void rc_resp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
@@ -423,6 +433,7 @@ void rc_resp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
 
 void rc_resp_fault(struct emu_rc_conn *c)
 {
+	rc_resp_enter(c, RESP_ERROR);
 	c->resp.cur = 0;
 	c->resp.have_wqe = false;
 	if (c->qp->type != EMU_QPT_UC) {
