@@ -3,7 +3,7 @@
 
 #include "adapter/adapter.h"
 #include "base/trace.h"
-#include "transport/rc.h"
+#include "transport/conn.h"
 
 static const char *const req_names[] = {
 	[REQ_IDLE] = "IDLE",
@@ -45,7 +45,7 @@ _Static_assert(sizeof(req_names) / sizeof(req_names[0]) == REQ_NSTATES, "req_nam
 _Static_assert(sizeof(resp_names) / sizeof(resp_names[0]) == RESP_NSTATES, "resp_names");
 _Static_assert(sizeof(comp_names) / sizeof(comp_names[0]) == COMP_NSTATES, "comp_names");
 
-static void enter(const struct emu_rc_conn *c, const char *role, const char *const *names,
+static void enter(const struct emu_conn *c, const char *role, const char *const *names,
 		  uint8_t *cur, unsigned state)
 {
 	if (*cur == state)
@@ -54,17 +54,17 @@ static void enter(const struct emu_rc_conn *c, const char *role, const char *con
 	*cur = (uint8_t)state;
 }
 
-void rc_req_enter(struct emu_rc_conn *c, enum req_state state)
+void req_enter(struct emu_conn *c, enum req_state state)
 {
 	enter(c, "requester", req_names, &c->states.req, state);
 }
 
-void rc_resp_enter(struct emu_rc_conn *c, enum resp_state state)
+void resp_enter(struct emu_conn *c, enum resp_state state)
 {
 	enter(c, "responder", resp_names, &c->states.resp, state);
 }
 
-void rc_comp_enter(struct emu_rc_conn *c, enum comp_state state)
+void comp_enter(struct emu_conn *c, enum comp_state state)
 {
 	enter(c, "completer", comp_names, &c->states.comp, state);
 }

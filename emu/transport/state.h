@@ -14,7 +14,7 @@
 #ifndef MLX4EMU_TRANSPORT_STATE_H
 #define MLX4EMU_TRANSPORT_STATE_H
 
-struct emu_rc_conn;
+struct emu_conn;
 
 enum req_state {
 	REQ_IDLE,		/* every posted WQE is on the wire */
@@ -56,8 +56,8 @@ enum comp_state {
 
 /* Moves the role to `state`, tracing the change by name (emu_dev.lock
  * held, engine thread or command path). */
-void rc_req_enter(struct emu_rc_conn *c, enum req_state state);
-void rc_resp_enter(struct emu_rc_conn *c, enum resp_state state);
-void rc_comp_enter(struct emu_rc_conn *c, enum comp_state state);
+void req_enter(struct emu_conn *c, enum req_state state);
+void resp_enter(struct emu_conn *c, enum resp_state state);
+void comp_enter(struct emu_conn *c, enum comp_state state);
 
 #endif

@@ -18,7 +18,12 @@
 #include "transport/admission.h"
 #include "transport/eth_wire.h"
 #include "transport/gsi.h"
-#include "transport/rc.h"
+#include "transport/conn.h"
+#include "transport/ack_coalesce.h"
+#include "transport/completer.h"
+#include "transport/conn_timers.h"
+#include "transport/requester.h"
+#include "transport/responder.h"
 #include "transport/xrc_wire.h"
 #include "adapter/xrc.h"
 #include "transport/ud.h"
@@ -46,13 +51,13 @@ static void qp_modified(struct emu_qp *qp, int cur, int next)
 	/* RESET forgets the connection; a new one starts from the PSNs the
 	 * next RTR and RTS set */
 	if (next == EMU_QPS_RESET)
-		rc_conn_free(qp);
+		conn_free(qp);
 	emu_admission_qp_modified(qp, next);
 }
 
 static void qp_destroyed(struct emu_qp *qp)
 {
-	rc_conn_free(qp);
+	conn_free(qp);
 	emu_admission_qp_destroyed(qp);
 }
 
@@ -60,20 +65,20 @@ static const struct emu_remote_ops ops = {
 	.ud_send = emu_ud_send_remote,
 	.ud_mcast_send = emu_ud_mcast_send_remote,
 	.eth_send = emu_eth_send_remote,
-	.rc_post = rc_post,
-	.rc_queue_local = rc_queue_local,
-	.sq_flush = rc_sq_flush,
+	.rc_post = req_post,
+	.rc_queue_local = req_queue_local,
+	.sq_flush = comp_sq_flush,
 	.qp_modified = qp_modified,
 	.qp_destroyed = qp_destroyed,
 };
 
 /* Touched by the guarded part, read after a fault (not a local). */
 static struct {
-	struct emu_rc_conn *conn;
+	struct emu_conn *conn;
 	bool completer;
 } rx_at;
 
-static void rc_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
+static void conn_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
 			const struct emu_ext_layout *l)
 {
 	uint32_t path;
@@ -81,7 +86,7 @@ static void rc_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
 	uint8_t bop = bth->opcode & 0x1f;
 	struct emu_guard g;
 
-	if (!d || !(rx_at.conn = rc_conn_get(d)))
+	if (!d || !(rx_at.conn = conn_get(d)))
 		return;
 	/* every answer goes to the QP's path, whatever the packet says */
 	rx_at.conn->peer = path;
@@ -92,16 +97,16 @@ static void rc_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
 		EMU_TRACE("QPN 0x%x: memory at %p is no longer mapped", rx_at.conn->qp->qpn,
 			  g.fault_addr);
 		if (rx_at.completer)
-			rc_comp_fault(rx_at.conn);
+			comp_fault(rx_at.conn);
 		else
-			rc_resp_fault(rx_at.conn);
+			resp_fault(rx_at.conn);
 		return;
 	}
 	emu_rq_undo_arm();
 	if (rx_at.completer)
-		rc_comp_receive(rx_at.conn, rx, bth, l);
+		comp_receive(rx_at.conn, rx, bth, l);
 	else
-		rc_resp_receive(rx_at.conn, rx, bth, l);
+		resp_receive(rx_at.conn, rx, bth, l);
 	emu_guard_leave(&g);
 }
 
@@ -122,7 +127,7 @@ static void dispatch(const struct emu_rx *rx)
 			emu_ud_receive(rx, &bth);
 	}
 	else
-		rc_dispatch(rx, &bth, &l);
+		conn_dispatch(rx, &bth, &l);
 }
 
 /* The RC timers that are due, then the QPs waiting for link credits
@@ -132,14 +137,14 @@ static int timers_poll(struct emu_engine_source *src, uint64_t now_ns)
 	int work;
 
 	(void)src;
-	work = rc_timers_run(now_ns);
-	return work + rc_link_serve(now_ns);
+	work = conn_timers_run(now_ns);
+	return work + conn_link_serve(now_ns);
 }
 
 static uint64_t timers_deadline(struct emu_engine_source *src)
 {
 	(void)src;
-	return rc_link_due() ? 0 : rc_timers_deadline();
+	return conn_link_due() ? 0 : conn_timers_deadline();
 }
 
 static int roce_poll(struct emu_engine_source *src, uint64_t now_ns)
@@ -155,10 +160,10 @@ static int roce_poll(struct emu_engine_source *src, uint64_t now_ns)
 		for (int i = 0; i < n; i++)
 			dispatch(&rx[i]);
 		work += n;
-		rc_flush_acks();
+		conn_flush_acks();
 		/* the ACKs returned credits: the QPs waiting send now, in
 		 * this pass's flush */
-		work += rc_link_serve(now_ns);
+		work += conn_link_serve(now_ns);
 	} while (more && work < RX_WORK_MAX);
 	work += emu_link_flush();
 	return work;
