@@ -294,7 +294,7 @@ static void on_atomic_ack(struct emu_conn *c, uint32_t psn, uint64_t orig,
 }
 
 void comp_receive(struct emu_conn *c, const struct emu_rx *rx,
-		     const struct emu_bth *bth, const struct emu_ext_layout *l)
+		  const struct emu_bth *bth, const struct emu_ext_layout *l)
 {
 	uint8_t bop = bth->opcode & 0x1f, syn = 0;
 	uint32_t msn, hl = EMU_BTH_BYTES + l->len;

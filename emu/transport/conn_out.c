@@ -40,8 +40,8 @@ static size_t packet_header(struct emu_conn *c, uint8_t *hdr, uint8_t opcode, ui
 }
 
 void conn_packet_out(struct emu_conn *c, uint32_t dst, uint8_t opcode, uint32_t psn,
-		   bool ack_req, bool se, const uint8_t *ext, size_t ext_len,
-		   const uint8_t *payload, uint32_t len)
+		     bool ack_req, bool se, const uint8_t *ext, size_t ext_len,
+		     const uint8_t *payload, uint32_t len)
 {
 	uint8_t hdr[EMU_ROCE_HDR_MAX];
 	struct iovec iov = { (void *)payload, len };
@@ -51,8 +51,8 @@ void conn_packet_out(struct emu_conn *c, uint32_t dst, uint8_t opcode, uint32_t 
 }
 
 int conn_packet_out_ref(struct emu_conn *c, uint32_t dst, uint8_t opcode, uint32_t psn,
-		      bool ack_req, bool se, const uint8_t *ext, size_t ext_len,
-		      const struct iovec *iov, int iovcnt)
+			bool ack_req, bool se, const uint8_t *ext, size_t ext_len,
+			const struct iovec *iov, int iovcnt)
 {
 	uint8_t hdr[EMU_ROCE_HDR_MAX];
 	uint64_t len = 0;

@@ -473,7 +473,7 @@ int req_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m)
 }
 
 bool req_queue_local(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
-		    uint32_t byte_cnt, bool signaled, uint8_t syndrome)
+		     uint32_t byte_cnt, bool signaled, uint8_t syndrome)
 {
 	struct emu_conn *c = qp->conn;
 	struct requester *r = c ? &c->req : NULL;

@@ -408,7 +408,7 @@ static void uc_request(struct emu_conn *c, const struct req_pkt *k)
 }
 
 void resp_receive(struct emu_conn *c, const struct emu_rx *rx,
-		     const struct emu_bth *bth, const struct emu_ext_layout *l)
+		  const struct emu_bth *bth, const struct emu_ext_layout *l)
 {
 	uint32_t hl = EMU_BTH_BYTES + l->len;
 	bool eth = emu_cfg.link_layer[c->port - 1] == EMU_LL_ETH;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * The transport's registrations and its engine sources: each pass runs
- * the RC timers that are due, reads the packets waiting on every port,
+ * The transport's registrations and its engine sources (each a struct
+ * that holds the engine's handle and what its poll needs): each pass runs
+ * the connections' timers that are due, reads the packets waiting on every port,
  * dispatches them by transport (RC/UC requests to the responder, their
  * ACKs and responses to the completer, UD to ud.c), sends the coalesced
  * ACKs, lets the QPs waiting for link credits send, then everything the
@@ -15,18 +16,18 @@
 #include "adapter/wqe.h"
 #include "base/config.h"
 #include "base/guard.h"
+#include "adapter/xrc.h"
+#include "transport/ack_coalesce.h"
 #include "transport/admission.h"
+#include "transport/completer.h"
+#include "transport/conn.h"
+#include "transport/conn_timers.h"
 #include "transport/eth_wire.h"
 #include "transport/gsi.h"
-#include "transport/conn.h"
-#include "transport/ack_coalesce.h"
-#include "transport/completer.h"
-#include "transport/conn_timers.h"
 #include "transport/requester.h"
 #include "transport/responder.h"
-#include "transport/xrc_wire.h"
-#include "adapter/xrc.h"
 #include "transport/ud.h"
+#include "transport/xrc_wire.h"
 #include "wire/faults.h"
 #include "wire/identity.h"
 #include "wire/peer_filter.h"
@@ -79,7 +80,7 @@ static struct {
 } rx_at;
 
 static void conn_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
-			const struct emu_ext_layout *l)
+			  const struct emu_ext_layout *l)
 {
 	uint32_t path;
 	struct emu_qp *d = emu_admit_connected(rx, bth, &path);
