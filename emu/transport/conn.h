@@ -118,8 +118,10 @@ struct emu_conn {
 	struct {
 		uint8_t req, resp, comp;	/* enum req_state, ... (state.h) */
 	} states;
-	struct emu_conn *tnext, *tprev;	/* list of conns with timers */
-	bool timed, ack_listed;
+	struct emu_conn *tnext, *tprev;	/* list of conns with timers
+					 * (conn_timers.c) */
+	bool timed;		/* on that list */
+	bool ack_listed;	/* owes a coalesced ACK (ack_coalesce.c) */
 };
 
 /* The connection of a QP, created on first use (NULL when out of
