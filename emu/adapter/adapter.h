@@ -180,7 +180,7 @@ struct emu_wqn_range {
 	uint32_t refcount;	/* WQs alive; base + refcount is the next */
 };
 
-struct emu_rc_conn;
+struct emu_conn;
 
 struct emu_path {
 	uint8_t dgid[16];
@@ -257,7 +257,7 @@ struct emu_qp {
 	bool nodb_reported;
 	/* RC/UC state of a QP whose path leads to another adapter (owned
 	 * by the transport; NULL otherwise) */
-	struct emu_rc_conn *conn;
+	struct emu_conn *conn;
 	/* what the port's receive filter admits for this QP (owned by the
 	 * transport, transport/admission.c): its path's adapter (0: none),
 	 * on port admitted_port; a UD QP ready to receive */

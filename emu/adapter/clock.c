@@ -55,24 +55,23 @@ uint64_t emu_clock_sample(void)
 	return sample_at(emu_now_ns());
 }
 
-static int clock_poll(void *arg, uint64_t now_ns)
+static int clock_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
-	(void)arg;
+	(void)src;
 	sample_at(now_ns);
 	return 0;	/* keeping time is not work: the engine may still nap */
 }
 
-static uint64_t clock_deadline(void *arg)
+static uint64_t clock_deadline(struct emu_engine_source *src)
 {
-	(void)arg;
+	(void)src;
 	return last_store_ns + REFRESH_NS;
 }
 
 int emu_clock_init(void)
 {
-	static const struct emu_engine_source src = {
+	static struct emu_engine_source src = {
 		.fd = -1, .poll = clock_poll, .deadline = clock_deadline,
-		.arg = &page_fd,
 	};
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;

@@ -83,7 +83,7 @@ struct emu_dev emu_dev = {
 };
 
 /* written under emu_dev.lock, read by the engine thread */
-static struct emu_engine_source sources[MAX_SOURCES];
+static struct emu_engine_source *sources[MAX_SOURCES];
 static unsigned nsources;
 
 static atomic_uint_fast64_t last_busy_seq;
@@ -196,9 +196,9 @@ static int engine_pass(struct pass *p, bool with_sources)
 
 		if (!p->now)
 			p->now = emu_now_ns();
-		work = sources[i].poll(sources[i].arg, p->now);
+		work = sources[i]->poll(sources[i], p->now);
 		p->work += work;
-		if (sources[i].fd >= 0)
+		if (sources[i]->fd >= 0)
 			p->wire += work;
 	}
 	p->work += emu_engine_flush_wire();
@@ -287,13 +287,13 @@ void emu_qp_schedule(struct emu_qp *qp)
 	emu_engine_kick();
 }
 
-int emu_engine_add_source(const struct emu_engine_source *src)
+int emu_engine_add_source(struct emu_engine_source *src)
 {
 	if (!src || !src->poll)
 		return EINVAL;
 	if (nsources == MAX_SOURCES)
 		return ENOSPC;
-	sources[nsources++] = *src;
+	sources[nsources++] = src;
 	emu_engine_kick();
 	return 0;
 }
@@ -306,7 +306,7 @@ static uint64_t sources_deadline(uint64_t now, uint64_t max_ns)
 
 	pthread_mutex_lock(&emu_dev.lock);
 	for (unsigned i = 0; i < nsources; i++) {
-		uint64_t d = sources[i].deadline ? sources[i].deadline(sources[i].arg) :
+		uint64_t d = sources[i]->deadline ? sources[i]->deadline(sources[i]) :
 			     UINT64_MAX;
 
 		if (d <= now)
@@ -329,8 +329,8 @@ static void sleep_on_sources(uint64_t ns, uint64_t kick_seen)
 	pthread_mutex_lock(&emu_dev.lock);
 	fds[n++] = (struct pollfd){ .fd = emu_dev.wake_fd, .events = POLLIN };
 	for (unsigned i = 0; i < nsources; i++)
-		if (sources[i].fd >= 0)
-			fds[n++] = (struct pollfd){ .fd = sources[i].fd, .events = POLLIN };
+		if (sources[i]->fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = sources[i]->fd, .events = POLLIN };
 	pthread_mutex_unlock(&emu_dev.lock);
 	atomic_store(&kicked_asleep_ns, 0);
 	atomic_store(&emu_dev.sleeping, true);

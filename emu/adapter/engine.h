@@ -3,27 +3,37 @@
 #ifndef MLX4EMU_ENGINE_H
 #define MLX4EMU_ENGINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct emu_qp;
 
 /*
  * A part of the device with work of its own (frames arriving on a socket,
- * timers): on every pass the engine calls poll(arg, now_ns) with
+ * timers): on every pass the engine calls poll(src, now_ns) with
  * emu_dev.lock held, which returns the work it did (0 for none); when
  * idle, the engine sleeps until fd is readable (fd -1: never) or until
- * the time deadline(arg) returns (CLOCK_MONOTONIC ns; UINT64_MAX or a NULL
- * deadline: none).  poll must not block.
+ * the time deadline(src) returns (CLOCK_MONOTONIC ns; UINT64_MAX or a NULL
+ * deadline: none).  poll must not block.  The owner embeds the source in
+ * its own state and finds that state again from src (EMU_SOURCE_OWNER),
+ * so no source is told apart by a value it carries.
  */
 struct emu_engine_source {
 	int fd;
-	int (*poll)(void *arg, uint64_t now_ns);
-	uint64_t (*deadline)(void *arg);
-	void *arg;
+	int (*poll)(struct emu_engine_source *src, uint64_t now_ns);
+	uint64_t (*deadline)(struct emu_engine_source *src);
 };
 
-/* Registers a source (emu_dev.lock held); 0, EINVAL, or ENOSPC. */
-int emu_engine_add_source(const struct emu_engine_source *src);
+/* The struct of type `type` whose member `member` is the source `src`. */
+#define EMU_SOURCE_OWNER(src, type, member) \
+	((type *)(void *)((char *)(src) - offsetof(type, member)))
+
+/*
+ * Registers a source (emu_dev.lock held); the engine keeps the pointer,
+ * so src must live as long as the process (static storage).  0, EINVAL
+ * (NULL src or poll), or ENOSPC.
+ */
+int emu_engine_add_source(struct emu_engine_source *src);
 
 /*
  * Tells the engine that the QP has work (a response or ACK arrived, a

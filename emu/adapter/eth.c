@@ -4,8 +4,9 @@
  *
  * Delivery: a frame sent on port P arrives at port P itself, or at the
  * other port when the two are cabled to each other; an uncabled port's
- * frame also goes onto the wire to the other adapters (to_wire), whose
- * ports take it through emu_eth_receive(); nowhere while a link is down;
+ * frame also goes onto the wire to the other adapters (the transport's
+ * eth_send, adapter/remote.h), whose ports take it through
+ * emu_eth_receive(); nowhere while a link is down;
  * and is dropped by a receiving port whose MTU it exceeds.
  * The port's flow rules (flow.c) pick its destination QP; a frame no rule
  * takes goes to the raw packet QPs of the port that have no rule at all
@@ -27,10 +28,9 @@
 #include "adapter/flow.h"
 #include "adapter/objects.h"
 #include "adapter/port.h"
+#include "adapter/remote.h"
 #include "adapter/wqe.h"
 #include "wire/identity.h"
-#include "wire/segment.h"
-#include "wire/vxlan.h"
 
 #define FRAME_MAX (65536 + 256)
 
@@ -467,48 +467,6 @@ static void arrive(unsigned port, unsigned tx_port, const struct emu_qp *tx,
 		deliver_unsteered(tx, port, &fr);
 }
 
-/* The other Ethernet port of this adapter, when it is on the wire too
- * (not cabled to this one): 0 when none. */
-static unsigned other_wire_port(unsigned port)
-{
-	unsigned other = 3 - port;
-
-	return emu_cfg.ports == 2 && !emu_cfg.cross_cable &&
-	       emu_cfg.link_layer[other - 1] == EMU_LL_ETH ? other : 0;
-}
-
-/*
- * The frame onto the wire, as a switch delivers it: a unicast frame for
- * the MAC of another adapter's port (02:c9:<address>) to that port alone;
- * a frame for this port's own MAC nowhere; broadcast, multicast and any
- * other unicast MAC (the switch has not learnt it) flooded to the
- * Ethernet ports of the segment, this adapter's other port included.
- */
-static void to_wire(unsigned port, const uint8_t *f, uint32_t len)
-{
-	const struct emu_peer *peers;
-	unsigned n, other = other_wire_port(port);
-	uint8_t mac[6];
-	uint32_t dst;
-
-	emu_port_mac(port, mac);
-	if (!memcmp(f, mac, 6))
-		return;
-	if (!(f[0] & 1) && f[0] == 0x02 && f[1] == 0xc9) {
-		dst = ld_be32(f + 2);
-		if (!emu_addr_is_self(dst) || (other && dst == emu_port_addr(other))) {
-			emu_vxlan_queue(port, dst, f, len);
-			return;
-		}
-	}
-	if (other && emu_cfg.wire_segment)
-		emu_vxlan_queue(port, emu_port_addr(other), f, len);
-	n = emu_segment_peers(&peers);
-	for (unsigned i = 0; i < n; i++)
-		if (peers[i].link_layer != EMU_LL_IB)
-			emu_vxlan_queue(port, peers[i].addr, f, len);
-}
-
 static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 {
 	unsigned port = emu_port_peer(tx->port);
@@ -522,8 +480,8 @@ static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 	}
 	/* a cabled port's frames go down the cable, the others' to the wire
 	 * as well as to the port's own QPs (the adapter's loopback) */
-	if (port == tx->port)
-		to_wire(port, f, len);
+	if (port == tx->port && emu_remote && emu_remote->eth_send)
+		emu_remote->eth_send(port, f, len);
 	arrive(port, tx->port, tx, f, len);
 }
 

@@ -89,6 +89,10 @@ struct emu_remote_ops {
 	 * 0xffffff) to the other adapters of the wire segment, from the
 	 * sender's port. */
 	void (*ud_mcast_send)(struct emu_qp *qp, const struct emu_ud_msg *m);
+	/* Puts a raw Ethernet frame (len bytes from the destination MAC
+	 * on) that a QP sent on Ethernet port `port` onto the wire, to the
+	 * other adapters it is for. */
+	void (*eth_send)(unsigned port, const uint8_t *frame, uint32_t len);
 	/*
 	 * Takes an RC/UC message to the QP's remote peer at addr.  Returns 0
 	 * when taken (RC: the transport completes the WQE later with

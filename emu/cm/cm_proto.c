@@ -794,12 +794,12 @@ static int check_peers(uint64_t now_ns)
 	return 1;
 }
 
-static int timers_poll(void *arg, uint64_t now_ns)
+static int timers_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
 	uint64_t due = UINT64_MAX;
 	int work = check_peers(now_ns);
 
-	(void)arg;
+	(void)src;
 	cm_id_each(earliest, &due);
 	if (due > now_ns)
 		return work;
@@ -807,12 +807,12 @@ static int timers_poll(void *arg, uint64_t now_ns)
 	return 1;
 }
 
-static uint64_t timers_deadline(void *arg)
+static uint64_t timers_deadline(struct emu_engine_source *src)
 {
 	uint64_t due = UINT64_MAX;
 	bool any = false;
 
-	(void)arg;
+	(void)src;
 	cm_id_each(earliest, &due);
 	cm_id_each(any_watched, &any);
 	if (any && (!next_peer_check || next_peer_check < due))
@@ -822,12 +822,10 @@ static uint64_t timers_deadline(void *arg)
 
 void cm_proto_init(void)
 {
-	static char tag;	/* names the source */
-	const struct emu_engine_source src = {
+	static struct emu_engine_source src = {
 		.fd = -1,
 		.poll = timers_poll,
 		.deadline = timers_deadline,
-		.arg = &tag,
 	};
 
 	emu_gsi_register(cm_receive);

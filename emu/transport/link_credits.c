@@ -10,7 +10,10 @@
 #include "adapter/engine.h"
 #include "transport/link_grants.h"
 #include "transport/psn.h"
-#include "transport/rc.h"
+#include "transport/conn.h"
+#include "transport/conn_out.h"
+#include "transport/conn_timers.h"
+#include "transport/requester.h"
 #include "wire/rcvbuf.h"
 
 /* a port's link to one other adapter */
@@ -21,8 +24,8 @@ struct emu_link_peer {
 	uint64_t own;		/* what this port allows itself (port_budget) */
 	uint64_t grant_ns;	/* when the peer's latest grant came */
 	uint64_t in_flight;	/* bytes the QPs hold */
-	struct emu_rc_conn *whead, *wtail;	/* waiting, FIFO */
-	struct emu_rc_conn *serving;	/* the one whose turn it is */
+	struct emu_conn *whead, *wtail;	/* waiting, FIFO */
+	struct emu_conn *serving;	/* the one whose turn it is */
 	struct emu_link_peer *next;
 };
 
@@ -122,22 +125,22 @@ static struct emu_link_peer *peer_of(unsigned port, uint32_t addr)
 }
 
 /* The conn's claim on the link to its current peer. */
-static struct emu_link_claim *attach(struct emu_rc_conn *c)
+static struct emu_link_claim *attach(struct emu_conn *c)
 {
 	struct emu_link_claim *k = &c->link;
 
 	if (k->peer && k->peer != &spare && (k->peer->addr != c->peer || k->peer->port != c->port))
-		rc_link_forget(c);
+		conn_link_forget(c);
 	if (!k->peer) {
 		k->peer = peer_of(c->port, c->peer);
-		k->cost = packet_cost(rc_mtu(c->qp));
+		k->cost = packet_cost(conn_mtu(c->qp));
 		k->end = c->req.una_psn;
 		k->held = 0;
 	}
 	return k;
 }
 
-static void enqueue(struct emu_link_peer *p, struct emu_rc_conn *c, bool at_head)
+static void enqueue(struct emu_link_peer *p, struct emu_conn *c, bool at_head)
 {
 	struct emu_link_claim *k = &c->link;
 
@@ -159,9 +162,9 @@ static void enqueue(struct emu_link_peer *p, struct emu_rc_conn *c, bool at_head
 	due = true;
 }
 
-static void dequeue(struct emu_link_peer *p, struct emu_rc_conn *c)
+static void dequeue(struct emu_link_peer *p, struct emu_conn *c)
 {
-	struct emu_rc_conn **pp = &p->whead, *prev = NULL;
+	struct emu_conn **pp = &p->whead, *prev = NULL;
 
 	while (*pp && *pp != c) {
 		prev = *pp;
@@ -178,7 +181,7 @@ static void dequeue(struct emu_link_peer *p, struct emu_rc_conn *c)
 }
 
 /* The conn now holds credits for [una_psn, end) only. */
-static void hold(struct emu_rc_conn *c, uint32_t end)
+static void hold(struct emu_conn *c, uint32_t end)
 {
 	struct emu_link_claim *k = &c->link;
 	struct emu_link_peer *p = k->peer;
@@ -198,7 +201,7 @@ static void hold(struct emu_rc_conn *c, uint32_t end)
 	k->held = held;
 }
 
-bool rc_link_admit(struct emu_rc_conn *c, uint32_t psn, uint32_t n)
+bool conn_link_admit(struct emu_conn *c, uint32_t psn, uint32_t n)
 {
 	uint32_t end = emu_psn_add(psn, n);
 	struct emu_link_claim *k;
@@ -237,7 +240,7 @@ bool rc_link_admit(struct emu_rc_conn *c, uint32_t psn, uint32_t n)
 	return true;
 }
 
-void rc_link_grant(struct emu_rc_conn *c, uint8_t code, uint64_t now_ns)
+void conn_link_grant(struct emu_conn *c, uint8_t code, uint64_t now_ns)
 {
 	struct emu_link_peer *p = c->link.peer;
 	uint64_t granted = emu_link_grant_bytes(code);
@@ -252,19 +255,19 @@ void rc_link_grant(struct emu_rc_conn *c, uint8_t code, uint64_t now_ns)
 	p->grant_ns = now_ns;
 }
 
-void rc_link_sync(struct emu_rc_conn *c)
+void conn_link_sync(struct emu_conn *c)
 {
 	if (c->link.peer)
 		hold(c, c->link.end);
 }
 
-void rc_link_give_up(struct emu_rc_conn *c)
+void conn_link_give_up(struct emu_conn *c)
 {
 	if (c->link.peer)
 		hold(c, c->req.una_psn);
 }
 
-void rc_link_forget(struct emu_rc_conn *c)
+void conn_link_forget(struct emu_conn *c)
 {
 	struct emu_link_claim *k = &c->link;
 	struct emu_link_peer *p = k->peer;
@@ -291,13 +294,13 @@ static int serve_peer(struct emu_link_peer *p, uint64_t now_ns)
 {
 	int served = 0;
 
-	for (struct emu_rc_conn *c = p->whead; c; c = p->whead) {
+	for (struct emu_conn *c = p->whead; c; c = p->whead) {
 		if (!room_for(p, c->link.cost))
 			break;
 		dequeue(p, c);
 		c->link.turn = 0;
 		p->serving = c;
-		rc_req_transmit(c, now_ns);
+		req_transmit(c, now_ns);
 		p->serving = NULL;
 		served++;
 		/* back at the head: it found no room in its turn */
@@ -307,7 +310,7 @@ static int serve_peer(struct emu_link_peer *p, uint64_t now_ns)
 	return served;
 }
 
-int rc_link_serve(uint64_t now_ns)
+int conn_link_serve(uint64_t now_ns)
 {
 	int served = 0;
 
@@ -323,7 +326,7 @@ int rc_link_serve(uint64_t now_ns)
 	return served;
 }
 
-bool rc_link_due(void)
+bool conn_link_due(void)
 {
 	return due;
 }

@@ -43,10 +43,10 @@
 /* new PSNs a waiting QP may send in its turn */
 #define EMU_LINK_TURN 16
 
-struct emu_rc_conn;
+struct emu_conn;
 struct emu_link_peer;
 
-/* A QP's share of its peer's link (part of struct emu_rc_conn). */
+/* A QP's share of its peer's link (part of struct emu_conn). */
 struct emu_link_claim {
 	struct emu_link_peer *peer;	/* NULL: not attached yet */
 	uint32_t end;		/* credits held for PSNs [una_psn, end) */
@@ -54,32 +54,32 @@ struct emu_link_claim {
 	uint32_t cost;		/* bytes charged per PSN */
 	uint32_t turn;		/* PSNs taken in this turn */
 	bool waiting;		/* in the peer's queue */
-	struct emu_rc_conn *wnext;
+	struct emu_conn *wnext;
 };
 
 /*
  * May the conn send a packet that takes PSNs [psn, psn + n) (n > 1: a
  * READ request for n response packets)?  true when its credits are held
  * or taken now; false when it must wait: it is then in its peer's queue
- * and rc_link_serve() sends for it when its turn comes.
+ * and conn_link_serve() sends for it when its turn comes.
  */
-bool rc_link_admit(struct emu_rc_conn *c, uint32_t psn, uint32_t n);
+bool conn_link_admit(struct emu_conn *c, uint32_t psn, uint32_t n);
 /* An ACK of the peer carried the AETH credit code `code`: the budget to
  * that peer becomes what it grants (transport/link_grants.h), within
  * this port's own limit. */
-void rc_link_grant(struct emu_rc_conn *c, uint8_t code, uint64_t now_ns);
+void conn_link_grant(struct emu_conn *c, uint8_t code, uint64_t now_ns);
 /* una_psn moved on: the credits of the PSNs acknowledged return. */
-void rc_link_sync(struct emu_rc_conn *c);
+void conn_link_sync(struct emu_conn *c);
 /* The packets in flight are given up (timeout, RNR NAK): their credits
  * return; a resend takes them again. */
-void rc_link_give_up(struct emu_rc_conn *c);
+void conn_link_give_up(struct emu_conn *c);
 /* The conn sends no more (flush, RESET, destroy): every credit returns
  * and it leaves the queue. */
-void rc_link_forget(struct emu_rc_conn *c);
+void conn_link_forget(struct emu_conn *c);
 /* Lets the queued QPs send as far as the returned credits allow (engine
  * thread); returns the QPs served. */
-int rc_link_serve(uint64_t now_ns);
+int conn_link_serve(uint64_t now_ns);
 /* A QP waits and credits came back (the engine should not sleep). */
-bool rc_link_due(void);
+bool conn_link_due(void);
 
 #endif

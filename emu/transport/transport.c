@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * The transport's registrations and its engine sources: each pass runs
- * the RC timers that are due, reads the packets waiting on every port,
+ * The transport's registrations and its engine sources (each a struct
+ * that holds the engine's handle and what its poll needs): each pass runs
+ * the connections' timers that are due, reads the packets waiting on every port,
  * dispatches them by transport (RC/UC requests to the responder, their
  * ACKs and responses to the completer, UD to ud.c), sends the coalesced
  * ACKs, lets the QPs waiting for link credits send, then everything the
@@ -15,12 +16,18 @@
 #include "adapter/wqe.h"
 #include "base/config.h"
 #include "base/guard.h"
-#include "transport/admission.h"
-#include "transport/gsi.h"
-#include "transport/rc.h"
-#include "transport/xrc_wire.h"
 #include "adapter/xrc.h"
+#include "transport/ack_coalesce.h"
+#include "transport/admission.h"
+#include "transport/completer.h"
+#include "transport/conn.h"
+#include "transport/conn_timers.h"
+#include "transport/eth_wire.h"
+#include "transport/gsi.h"
+#include "transport/requester.h"
+#include "transport/responder.h"
 #include "transport/ud.h"
+#include "transport/xrc_wire.h"
 #include "wire/faults.h"
 #include "wire/identity.h"
 #include "wire/peer_filter.h"
@@ -29,9 +36,15 @@
 /* packets one pass reads from a port at most before it goes on */
 #define RX_WORK_MAX 2048
 #define RX_BATCH 64
-/* The engine tells sources apart by their arg: the RoCE sources of the
- * ports are 1 and 2, the Ethernet ones this + port. */
-#define EMU_ETH_SOURCE_TAG 16
+
+/* A source that reads one port's socket: the RoCEv2 link's or the VXLAN
+ * tunnel's. */
+struct port_source {
+	struct emu_engine_source source;
+	unsigned port;
+};
+
+static struct port_source roce_sources[2], eth_sources[2];
 
 static void qp_modified(struct emu_qp *qp, int cur, int next)
 {
@@ -39,41 +52,42 @@ static void qp_modified(struct emu_qp *qp, int cur, int next)
 	/* RESET forgets the connection; a new one starts from the PSNs the
 	 * next RTR and RTS set */
 	if (next == EMU_QPS_RESET)
-		rc_conn_free(qp);
+		conn_free(qp);
 	emu_admission_qp_modified(qp, next);
 }
 
 static void qp_destroyed(struct emu_qp *qp)
 {
-	rc_conn_free(qp);
+	conn_free(qp);
 	emu_admission_qp_destroyed(qp);
 }
 
 static const struct emu_remote_ops ops = {
 	.ud_send = emu_ud_send_remote,
 	.ud_mcast_send = emu_ud_mcast_send_remote,
-	.rc_post = rc_post,
-	.rc_queue_local = rc_queue_local,
-	.sq_flush = rc_sq_flush,
+	.eth_send = emu_eth_send_remote,
+	.rc_post = req_post,
+	.rc_queue_local = req_queue_local,
+	.sq_flush = comp_sq_flush,
 	.qp_modified = qp_modified,
 	.qp_destroyed = qp_destroyed,
 };
 
 /* Touched by the guarded part, read after a fault (not a local). */
 static struct {
-	struct emu_rc_conn *conn;
+	struct emu_conn *conn;
 	bool completer;
 } rx_at;
 
-static void rc_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
-			const struct emu_ext_layout *l)
+static void conn_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
+			  const struct emu_ext_layout *l)
 {
 	uint32_t path;
 	struct emu_qp *d = emu_admit_connected(rx, bth, &path);
 	uint8_t bop = bth->opcode & 0x1f;
 	struct emu_guard g;
 
-	if (!d || !(rx_at.conn = rc_conn_get(d)))
+	if (!d || !(rx_at.conn = conn_get(d)))
 		return;
 	/* every answer goes to the QP's path, whatever the packet says */
 	rx_at.conn->peer = path;
@@ -84,16 +98,16 @@ static void rc_dispatch(const struct emu_rx *rx, const struct emu_bth *bth,
 		EMU_TRACE("QPN 0x%x: memory at %p is no longer mapped", rx_at.conn->qp->qpn,
 			  g.fault_addr);
 		if (rx_at.completer)
-			rc_comp_fault(rx_at.conn);
+			comp_fault(rx_at.conn);
 		else
-			rc_resp_fault(rx_at.conn);
+			resp_fault(rx_at.conn);
 		return;
 	}
 	emu_rq_undo_arm();
 	if (rx_at.completer)
-		rc_comp_receive(rx_at.conn, rx, bth, l);
+		comp_receive(rx_at.conn, rx, bth, l);
 	else
-		rc_resp_receive(rx_at.conn, rx, bth, l);
+		resp_receive(rx_at.conn, rx, bth, l);
 	emu_guard_leave(&g);
 }
 
@@ -114,31 +128,31 @@ static void dispatch(const struct emu_rx *rx)
 			emu_ud_receive(rx, &bth);
 	}
 	else
-		rc_dispatch(rx, &bth, &l);
+		conn_dispatch(rx, &bth, &l);
 }
 
 /* The RC timers that are due, then the QPs waiting for link credits
  * that came back (a destroy, a flush, a timeout). */
-static int timers_poll(void *arg, uint64_t now_ns)
+static int timers_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
 	int work;
 
-	(void)arg;
-	work = rc_timers_run(now_ns);
-	return work + rc_link_serve(now_ns);
+	(void)src;
+	work = conn_timers_run(now_ns);
+	return work + conn_link_serve(now_ns);
 }
 
-static uint64_t timers_deadline(void *arg)
+static uint64_t timers_deadline(struct emu_engine_source *src)
 {
-	(void)arg;
-	return rc_link_due() ? 0 : rc_timers_deadline();
+	(void)src;
+	return conn_link_due() ? 0 : conn_timers_deadline();
 }
 
-static int port_poll(void *arg, uint64_t now_ns)
+static int roce_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
 	/* engine thread only; too large for its stack */
 	static struct emu_rx rx[EMU_LINK_RX_MAX];
-	unsigned port = (unsigned)(uintptr_t)arg;
+	unsigned port = EMU_SOURCE_OWNER(src, struct port_source, source)->port;
 	int n, work = 0;
 	bool more;
 
@@ -147,10 +161,10 @@ static int port_poll(void *arg, uint64_t now_ns)
 		for (int i = 0; i < n; i++)
 			dispatch(&rx[i]);
 		work += n;
-		rc_flush_acks();
+		conn_flush_acks();
 		/* the ACKs returned credits: the QPs waiting send now, in
 		 * this pass's flush */
-		work += rc_link_serve(now_ns);
+		work += conn_link_serve(now_ns);
 	} while (more && work < RX_WORK_MAX);
 	work += emu_link_flush();
 	return work;
@@ -170,9 +184,9 @@ static void eth_dispatch(unsigned port, const struct emu_vxlan_rx *rx)
 
 /* Frames from other adapters (wire/vxlan.h) enter the port as its own
  * frames do; then the frames the pass queued go out. */
-static int eth_poll(void *arg, uint64_t now_ns)
+static int eth_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
-	unsigned port = (unsigned)(uintptr_t)arg - EMU_ETH_SOURCE_TAG;
+	unsigned port = EMU_SOURCE_OWNER(src, struct port_source, source)->port;
 	struct emu_vxlan_rx rx[EMU_VXLAN_BATCH];
 	int n, work = 0;
 
@@ -191,40 +205,38 @@ static int eth_sources_add(void)
 	int err = 0;
 
 	for (unsigned p = 1; p <= emu_cfg.ports && !err; p++) {
-		struct emu_engine_source src = {
-			.fd = emu_vxlan_socket(p),
-			.poll = eth_poll,
-			.arg = (void *)(uintptr_t)(EMU_ETH_SOURCE_TAG + p),
-		};
+		struct port_source *s = &eth_sources[p - 1];
 
-		if (src.fd >= 0)
-			err = emu_engine_add_source(&src);
+		*s = (struct port_source){
+			.source = { .fd = emu_vxlan_socket(p), .poll = eth_poll },
+			.port = p,
+		};
+		if (s->source.fd >= 0)
+			err = emu_engine_add_source(&s->source);
 	}
 	return err;
 }
 
 /* Frames the faults on the wire hold (delay, reorder): released by their
  * deadline, so an idle engine sleeps until the next one is due. */
-static int held_poll(void *arg, uint64_t now_ns)
+static int held_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
-	(void)arg;
+	(void)src;
 	return emu_link_release_held(now_ns);
 }
 
-static uint64_t held_deadline(void *arg)
+static uint64_t held_deadline(struct emu_engine_source *src)
 {
-	(void)arg;
+	(void)src;
 	return emu_link_next_held();
 }
 
 static int held_source_add(void)
 {
-	static char held_tag;	/* an arg distinct from every port source's */
-	const struct emu_engine_source src = {
+	static struct emu_engine_source src = {
 		.fd = -1,
 		.poll = held_poll,
 		.deadline = held_deadline,
-		.arg = &held_tag,
 	};
 
 	return emu_engine_add_source(&src);
@@ -232,11 +244,10 @@ static int held_source_add(void)
 
 int emu_transport_init(void)
 {
-	struct emu_engine_source timers = {
+	static struct emu_engine_source timers = {
 		.fd = -1,
 		.poll = timers_poll,
 		.deadline = timers_deadline,
-		.arg = (void *)&ops,
 	};
 	int err;
 
@@ -246,16 +257,16 @@ int emu_transport_init(void)
 	/* first: what a timer sends goes out with the ports' flush */
 	err = emu_engine_add_source(&timers);
 	for (unsigned p = 1; p <= emu_cfg.ports && !err; p++) {
-		struct emu_engine_source src = {
-			.fd = emu_port_socket(p),
-			.poll = port_poll,
-			.arg = (void *)(uintptr_t)p,
-		};
+		struct port_source *s = &roce_sources[p - 1];
 
+		*s = (struct port_source){
+			.source = { .fd = emu_port_socket(p), .poll = roce_poll },
+			.port = p,
+		};
 		/* a kernel that refuses the filter leaves the port open to
 		 * every datagram; the engine's checks still apply */
 		emu_peer_filter_init(p);
-		err = emu_engine_add_source(&src);
+		err = emu_engine_add_source(&s->source);
 	}
 	if (!err)
 		err = eth_sources_add();

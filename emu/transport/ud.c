@@ -23,10 +23,9 @@
 
 #include "adapter/objects.h"
 #include "base/config.h"
+#include "transport/flood.h"
 #include "wire/icrc.h"
 #include "wire/identity.h"
-#include "wire/segment.h"
-#include "wire/vxlan.h"
 
 void emu_ud_send_remote(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
 			const struct emu_ud_msg *m)
@@ -131,23 +130,6 @@ static void group_mac(const uint8_t gid[16], uint8_t mac[6])
 	mac[5] = gid[15];
 }
 
-/* The ports of the segment a flood from `port` reaches: of the same link
- * layer (or unknown: --lid-map), this adapter's other port included. */
-static void flood(unsigned port, const uint8_t *frame, size_t len)
-{
-	uint8_t ll = emu_cfg.link_layer[port - 1];
-	unsigned other = 3 - port;
-	const struct emu_peer *peers;
-	unsigned n = emu_segment_peers(&peers);
-
-	for (unsigned i = 0; i < n; i++)
-		if (!peers[i].link_layer || peers[i].link_layer == ll)
-			emu_vxlan_queue(port, peers[i].addr, frame, len);
-	if (emu_cfg.wire_segment && emu_cfg.ports == 2 && emu_cfg.link_layer[other - 1] == ll &&
-	    !(ll == EMU_LL_ETH && emu_cfg.cross_cable))
-		emu_vxlan_queue(port, emu_port_addr(other), frame, len);
-}
-
 void emu_ud_mcast_send_remote(struct emu_qp *qp, const struct emu_ud_msg *m)
 {
 	static uint8_t f[MCAST_HDRS + EMU_IMMDT_BYTES + 4096 + 3 + EMU_ICRC_BYTES];
@@ -199,7 +181,7 @@ void emu_ud_mcast_send_remote(struct emu_qp *qp, const struct emu_ud_msg *m)
 	crc = emu_icrc_begin_grh(f + ETH_HDR, f + bth_at);
 	crc = emu_icrc_update(crc, f + bth_at + EMU_BTH_BYTES, n - bth_at - EMU_BTH_BYTES);
 	emu_icrc_final(crc, f + n);
-	flood(port, f, n + EMU_ICRC_BYTES);
+	emu_flood(port, f, n + EMU_ICRC_BYTES);
 }
 
 static void deliver_copy(void *arg, struct emu_qp *d)

@@ -5,7 +5,9 @@
 # rc_pair -m faults (or -m ops) checks every completion, byte, receive
 # and returned atomic value on both sides (see rc_pair.c); this script
 # picks the faults of CASE (fixed seeds) and checks from each side's
-# "mlx4emu: wire faults" line that they really happened.
+# "mlx4emu: wire faults" line that they really happened.  Case trace
+# checks the requester's, responder's and completer's state changes that
+# --debug prints (state_trace.py).
 set -u
 pair="$1"; run="$2"; prog="$3"; case="$4"
 out=$(mktemp "${TMPDIR:-/tmp}/rc_faults.XXXXXX")
@@ -66,6 +68,10 @@ mixed.eth)	# everything at once on an Ethernet port
 	run_pair "--link-layer=eth --wire-drop=3 --wire-dup=5 --wire-reorder=5 --wire-seed=9" \
 		"" "" -m faults -g 0 -n 300
 	for w in dropped duplicated reordered; do need server $w; need client $w; done ;;
+trace)		# the --debug trace names the states a loss steps through
+	run_pair "--debug --wire-drop=5 --wire-seed=3" "" "" -m faults -n 300
+	need server dropped; need client dropped
+	python3 "$(dirname "$0")/state_trace.py" "$out" || fail "the state trace" ;;
 *)
 	fail "unknown case" ;;
 esac

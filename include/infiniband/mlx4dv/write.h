@@ -355,8 +355,15 @@ __mlx4dv_sq_write_connected_wr_id(struct mlx4dv_sq_ring *sq, uint64_t wr_id,
 	__be64 rk = __mlx4dv_raddr_rkey_rsvd(rkey);
 
 	if (__MLX4DV_LIKELY(__mlx4dv_sq_hot_word(sq) == __MLX4DV_SQ_HOT_WRID)) {
-		MLX4DV_ASSERT(sq->wrid != NULL);
-		sq->wrid[sq->head & (sq->wqe_cnt - 1)] = wr_id;
+		uint64_t *wrid = sq->wrid;
+
+		/* The fast-path bit, not anything the compiler can see, says
+		 * the table is there: where a handle built in view holds a
+		 * NULL table, GCC -O3 would take this dead store for one
+		 * through a null pointer (-Warray-bounds). */
+		__MLX4DV_OPAQUE(wrid);
+		MLX4DV_ASSERT(wrid != NULL);
+		wrid[sq->head & (sq->wqe_cnt - 1)] = wr_id;
 		return __mlx4dv_sq_write_connected_as(sq, opcode, with_raddr,
 						   ra, rk, imm, send_flags,
 						   pl, 1, 1);

@@ -25,7 +25,10 @@
 #include "base/trace.h"
 #include "transport/link_grants.h"
 #include "transport/psn.h"
-#include "transport/rc.h"
+#include "transport/conn.h"
+#include "transport/responder.h"
+#include "transport/ack_coalesce.h"
+#include "transport/conn_out.h"
 #include "transport/xrc_wire.h"
 #include "adapter/xrc.h"
 
@@ -43,29 +46,29 @@ struct req_pkt {
 	bool xrc_bad;		/* XRCETH names no XRC SRQ of the target's domain */
 };
 
-void rc_resp_init(struct emu_rc_conn *c)
+void resp_init(struct emu_conn *c)
 {
 	memset(&c->resp, 0, sizeof(c->resp));
 	c->resp.epsn = c->qp->rq_psn & EMU_PSN_MASK;
 }
 
-static void send_aeth(struct emu_rc_conn *c, uint8_t syn, uint32_t psn)
+static void send_aeth(struct emu_conn *c, uint8_t syn, uint32_t psn)
 {
 	uint8_t ext[EMU_AETH_BYTES];
 
 	emu_aeth_put(ext, syn, c->resp.msn);
-	rc_packet_out(c, c->peer, EMU_TR_RC | EMU_BOP_ACK, psn, false, false, ext,
+	conn_packet_out(c, c->peer, EMU_TR_RC | EMU_BOP_ACK, psn, false, false, ext,
 		      sizeof(ext), NULL, 0);
 	c->resp.ack_pending = false;
 }
 
 /* The AETH syndrome of an ACK: the peer's share of this port's buffer. */
-static uint8_t ack_syndrome(const struct emu_rc_conn *c)
+static uint8_t ack_syndrome(const struct emu_conn *c)
 {
 	return EMU_AETH_ACK | emu_link_grant_code(c->port, c->peer, emu_now_ns());
 }
 
-void rc_resp_send_ack(struct emu_rc_conn *c)
+void resp_send_ack(struct emu_conn *c)
 {
 	send_aeth(c, ack_syndrome(c),
 		  emu_psn_add(c->resp.epsn, EMU_PSN_MASK));
@@ -110,7 +113,7 @@ static bool is_last(uint8_t bop)
 
 /* The opcode may come now: a message in progress is continued, none
  * begun. */
-static bool in_sequence(const struct rc_responder *s, uint8_t bop)
+static bool in_sequence(const struct responder *s, uint8_t bop)
 {
 	if (s->cur == 'S')
 		return is_send_cont(bop);
@@ -119,9 +122,9 @@ static bool in_sequence(const struct rc_responder *s, uint8_t bop)
 	return !is_send_cont(bop) && !is_write_cont(bop);
 }
 
-static enum outcome on_send(struct emu_rc_conn *c, const struct req_pkt *k)
+static enum outcome on_send(struct emu_conn *c, const struct req_pkt *k)
 {
-	struct rc_responder *s = &c->resp;
+	struct responder *s = &c->resp;
 	struct emu_qp *d = c->qp;
 	bool last = is_last(k->bop);
 	struct emu_gather g = { 0 };
@@ -129,7 +132,7 @@ static enum outcome on_send(struct emu_rc_conn *c, const struct req_pkt *k)
 	uint32_t imm = 0;
 	int syn;
 
-	if (!last && k->len != rc_mtu(d))
+	if (!last && k->len != conn_mtu(d))
 		return NAK_INV;
 	if (is_send_start(k->bop)) {
 		if (!s->have_wqe && !emu_rq_take(d, &s->wqe))
@@ -169,9 +172,9 @@ static enum outcome on_send(struct emu_rc_conn *c, const struct req_pkt *k)
 	return DONE;
 }
 
-static enum outcome on_write(struct emu_rc_conn *c, const struct req_pkt *k)
+static enum outcome on_write(struct emu_conn *c, const struct req_pkt *k)
 {
-	struct rc_responder *s = &c->resp;
+	struct responder *s = &c->resp;
 	struct emu_qp *d = c->qp;
 	bool last = is_last(k->bop), imm = k->l->immdt != 0;
 	uint8_t *host = s->wr_host;
@@ -194,7 +197,7 @@ static enum outcome on_write(struct emu_rc_conn *c, const struct req_pkt *k)
 		total = reth.len;
 		off = 0;
 	}
-	if ((!last && k->len != rc_mtu(d)) || off + k->len > total ||
+	if ((!last && k->len != conn_mtu(d)) || off + k->len > total ||
 	    (last && off + k->len != total))
 		return NAK_INV;
 	/* the receive WQE first: an RNR NAK changes nothing */
@@ -220,10 +223,10 @@ static enum outcome on_write(struct emu_rc_conn *c, const struct req_pkt *k)
 }
 
 /* READ responses for [psn ...): the request's RETH names what is left. */
-static enum outcome on_read(struct emu_rc_conn *c, const struct req_pkt *k, bool dup)
+static enum outcome on_read(struct emu_conn *c, const struct req_pkt *k, bool dup)
 {
 	struct emu_qp *d = c->qp;
-	uint32_t mtu = rc_mtu(d), n;
+	uint32_t mtu = conn_mtu(d), n;
 	struct emu_reth reth;
 	uint8_t *host;
 	uint8_t ext[EMU_AETH_BYTES];
@@ -255,8 +258,8 @@ static enum outcome on_read(struct emu_rc_conn *c, const struct req_pkt *k, bool
 		 * cover the bytes sent, and this memory may change before the
 		 * queue is flushed (the program's stores, a WRITE or atomic
 		 * taken later in this batch); a fault in the copy fails the
-		 * QP (rc_resp_fault, transport.c) */
-		rc_packet_out(c, c->peer, EMU_TR_RC | bop, emu_psn_add(k->psn, i), false,
+		 * QP (resp_fault, transport.c) */
+		conn_packet_out(c, c->peer, EMU_TR_RC | bop, emu_psn_add(k->psn, i), false,
 			      false, ext, bop == EMU_BOP_READ_RESP_MIDDLE ? 0 : sizeof(ext),
 			      host ? host + (uint64_t)i * mtu : NULL, len);
 	}
@@ -264,20 +267,20 @@ static enum outcome on_read(struct emu_rc_conn *c, const struct req_pkt *k, bool
 	return DONE;
 }
 
-static void send_atomic_ack(struct emu_rc_conn *c, uint32_t psn, uint64_t orig)
+static void send_atomic_ack(struct emu_conn *c, uint32_t psn, uint64_t orig)
 {
 	uint8_t ext[EMU_AETH_BYTES + EMU_ATOMIC_ACK_ETH_BYTES];
 
 	emu_aeth_put(ext, ack_syndrome(c), c->resp.msn);
 	emu_atomic_ack_eth_put(ext + EMU_AETH_BYTES, orig);
-	rc_packet_out(c, c->peer, EMU_TR_RC | EMU_BOP_ATOMIC_ACK, psn, false, false,
+	conn_packet_out(c, c->peer, EMU_TR_RC | EMU_BOP_ATOMIC_ACK, psn, false, false,
 		      ext, sizeof(ext), NULL, 0);
 	c->resp.ack_pending = false;
 }
 
-static enum outcome on_atomic(struct emu_rc_conn *c, const struct req_pkt *k)
+static enum outcome on_atomic(struct emu_conn *c, const struct req_pkt *k)
 {
-	struct rc_responder *s = &c->resp;
+	struct responder *s = &c->resp;
 	struct emu_qp *d = c->qp;
 	struct emu_atomic_eth a;
 	uint64_t operand[4] = { 0 }, orig;
@@ -296,13 +299,13 @@ static enum outcome on_atomic(struct emu_rc_conn *c, const struct req_pkt *k)
 	s->replay[s->replay_next].valid = true;
 	s->replay[s->replay_next].psn = k->psn;
 	s->replay[s->replay_next].orig = orig;
-	s->replay_next = (s->replay_next + 1) % EMU_RC_REPLAY;
+	s->replay_next = (s->replay_next + 1) % EMU_RESP_REPLAY;
 	s->msn = emu_psn_add(s->msn, 1);
 	send_atomic_ack(c, k->psn, orig);
 	return DONE;
 }
 
-static enum outcome execute(struct emu_rc_conn *c, const struct req_pkt *k)
+static enum outcome execute(struct emu_conn *c, const struct req_pkt *k)
 {
 	if (k->xrc_bad)
 		return NAK_INV;
@@ -318,23 +321,23 @@ static enum outcome execute(struct emu_rc_conn *c, const struct req_pkt *k)
 }
 
 /* An RC request with a PSN already executed. */
-static void duplicate(struct emu_rc_conn *c, const struct req_pkt *k)
+static void duplicate(struct emu_conn *c, const struct req_pkt *k)
 {
-	struct rc_responder *s = &c->resp;
+	struct responder *s = &c->resp;
 
 	if (k->bop == EMU_BOP_READ_REQUEST) {
 		on_read(c, k, true);
 		return;
 	}
 	if (k->bop == EMU_BOP_CMP_SWAP || k->bop == EMU_BOP_FETCH_ADD) {
-		for (unsigned i = 0; i < EMU_RC_REPLAY; i++)
+		for (unsigned i = 0; i < EMU_RESP_REPLAY; i++)
 			if (s->replay[i].valid && s->replay[i].psn == k->psn) {
 				send_atomic_ack(c, k->psn, s->replay[i].orig);
 				return;
 			}
 		return;	/* older than the cache: its ACK was long seen */
 	}
-	rc_ack_later(c);
+	conn_ack_later(c);
 }
 
 static uint8_t nak_code(enum outcome o)
@@ -343,13 +346,14 @@ static uint8_t nak_code(enum outcome o)
 	       o == NAK_OP ? EMU_NAK_REMOTE_OP : EMU_NAK_INVALID_REQ;
 }
 
-static void rc_request(struct emu_rc_conn *c, const struct req_pkt *k)
+static void rc_request(struct emu_conn *c, const struct req_pkt *k)
 {
-	struct rc_responder *s = &c->resp;
+	struct responder *s = &c->resp;
 	int32_t d = emu_psn_diff(k->psn, s->epsn);
 	enum outcome o;
 
 	if (d > 0) {
+		resp_enter(c, RESP_OUT_OF_SEQUENCE);
 		if (!s->nak_sent) {
 			s->nak_sent = true;
 			send_aeth(c, EMU_AETH_NAK | EMU_NAK_PSN_SEQ, s->epsn);
@@ -357,45 +361,54 @@ static void rc_request(struct emu_rc_conn *c, const struct req_pkt *k)
 		return;
 	}
 	if (d < 0) {
+		resp_enter(c, RESP_DUPLICATE);
 		duplicate(c, k);
 		return;
 	}
 	o = execute(c, k);
 	switch (o) {
 	case DONE:
+		resp_enter(c, RESP_EXECUTE);
 		if (k->bop == EMU_BOP_READ_REQUEST)
 			return;	/* epsn moved by the READ's PSN range */
 		s->epsn = emu_psn_add(s->epsn, 1);
 		s->nak_sent = false;
 		if (k->bop != EMU_BOP_CMP_SWAP && k->bop != EMU_BOP_FETCH_ADD)
-			rc_ack_later(c);
+			conn_ack_later(c);
 		return;
 	case RNR:
+		resp_enter(c, RESP_RNR_NAK);
 		send_aeth(c, EMU_AETH_RNR_NAK | (c->qp->min_rnr_timer & 0x1f), k->psn);
 		return;
 	default:
+		resp_enter(c, RESP_NAK);
 		send_aeth(c, EMU_AETH_NAK | nak_code(o), k->psn);
 		emu_qp_set_error(c->qp);
 		return;
 	}
 }
 
-static void uc_request(struct emu_rc_conn *c, const struct req_pkt *k)
+static void uc_request(struct emu_conn *c, const struct req_pkt *k)
 {
-	struct rc_responder *s = &c->resp;
+	struct responder *s = &c->resp;
 
 	if (k->psn != s->epsn) {
 		/* packets were lost: the message in progress is given up */
+		resp_enter(c, RESP_UC_GAP);
 		s->cur = 0;
 		s->epsn = k->psn;
 	}
 	s->epsn = emu_psn_add(k->psn, 1);
-	if (execute(c, k) != DONE)
+	if (execute(c, k) == DONE) {
+		resp_enter(c, RESP_EXECUTE);
+	} else {
+		resp_enter(c, RESP_UC_DROP);
 		s->cur = 0;
+	}
 }
 
-void rc_resp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
-		     const struct emu_bth *bth, const struct emu_ext_layout *l)
+void resp_receive(struct emu_conn *c, const struct emu_rx *rx,
+		  const struct emu_bth *bth, const struct emu_ext_layout *l)
 {
 	uint32_t hl = EMU_BTH_BYTES + l->len;
 	bool eth = emu_cfg.link_layer[c->port - 1] == EMU_LL_ETH;
@@ -421,8 +434,9 @@ void rc_resp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
 		rc_request(c, &k);
 }
 
-void rc_resp_fault(struct emu_rc_conn *c)
+void resp_fault(struct emu_conn *c)
 {
+	resp_enter(c, RESP_ERROR);
 	c->resp.cur = 0;
 	c->resp.have_wqe = false;
 	if (c->qp->type != EMU_QPT_UC) {

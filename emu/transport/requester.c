@@ -17,7 +17,10 @@
 #include "adapter/engine.h"
 #include "adapter/responder.h"
 #include "transport/psn.h"
-#include "transport/rc.h"
+#include "transport/conn.h"
+#include "transport/requester.h"
+#include "transport/conn_out.h"
+#include "transport/conn_timers.h"
 
 static uint32_t npkts(uint8_t opcode, uint64_t len, uint32_t mtu)
 {
@@ -26,9 +29,9 @@ static uint32_t npkts(uint8_t opcode, uint64_t len, uint32_t mtu)
 	return (uint32_t)((len + mtu - 1) / mtu);
 }
 
-static void rc_req_init(struct emu_rc_conn *c)
+static void req_init(struct emu_conn *c)
 {
-	struct rc_requester *r = &c->req;
+	struct requester *r = &c->req;
 	struct emu_qp *qp = c->qp;
 
 	r->head = r->send = r->tail = r->send_pkt = 0;
@@ -43,9 +46,9 @@ static void rc_req_init(struct emu_rc_conn *c)
 	r->ready = true;
 }
 
-void rc_req_release(struct emu_rc_conn *c)
+void req_release(struct emu_conn *c)
 {
-	struct rc_requester *r = &c->req;
+	struct requester *r = &c->req;
 
 	if (r->ring)
 		for (uint32_t i = 0; i <= r->ring_mask; i++)
@@ -55,14 +58,14 @@ void rc_req_release(struct emu_rc_conn *c)
 	r->ready = false;
 }
 
-static struct emu_rc_conn *req_conn(struct emu_qp *qp)
+static struct emu_conn *req_conn(struct emu_qp *qp)
 {
-	struct emu_rc_conn *c = rc_conn_get(qp);
+	struct emu_conn *c = conn_get(qp);
 
 	if (!c)
 		return NULL;
 	if (!c->req.ready)
-		rc_req_init(c);
+		req_init(c);
 	if (qp->type != EMU_QPT_UC && !c->req.ring) {
 		uint32_t n = qp->sq_cnt > 16 ? qp->sq_cnt : 16;
 
@@ -74,7 +77,7 @@ static struct emu_rc_conn *req_conn(struct emu_qp *qp)
 	return c;
 }
 
-static int reserve(struct rc_wqe *w, uint64_t len)
+static int reserve(struct req_wqe *w, uint64_t len)
 {
 	uint8_t *p;
 
@@ -95,7 +98,7 @@ static int reserve(struct rc_wqe *w, uint64_t len)
  * polled: ibv_post_send(3)): the WQE keeps its gather list.  Inline data
  * is copied, the device's copy of the WQE being gone once it ran.
  */
-static int hold_payload(struct rc_wqe *w, const struct emu_gather *g)
+static int hold_payload(struct req_wqe *w, const struct emu_gather *g)
 {
 	uint32_t n = 0;
 	int err;
@@ -121,7 +124,7 @@ static int hold_payload(struct rc_wqe *w, const struct emu_gather *g)
 
 /* ---- packets ---- */
 
-static uint8_t send_opcode(const struct rc_wqe *w, bool first, bool last)
+static uint8_t send_opcode(const struct req_wqe *w, bool first, bool last)
 {
 	bool imm = w->opcode == EMU_OP_SEND_IMM || w->opcode == EMU_OP_RDMA_WRITE_IMM;
 	bool write = w->opcode == EMU_OP_RDMA_WRITE || w->opcode == EMU_OP_RDMA_WRITE_IMM;
@@ -144,7 +147,7 @@ static uint8_t send_opcode(const struct rc_wqe *w, bool first, bool last)
 /* The ranges of registered memory that bytes [off, off + len) of an
  * in-place payload are in, into iov (EMU_MAX_CHUNKS at most); returns
  * how many. */
-static int payload_ranges(const struct rc_wqe *w, uint64_t off, uint32_t len,
+static int payload_ranges(const struct req_wqe *w, uint64_t off, uint32_t len,
 			  struct iovec *iov)
 {
 	const struct emu_chunk *ch = (const struct emu_chunk *)(const void *)w->data;
@@ -168,10 +171,10 @@ static int payload_ranges(const struct rc_wqe *w, uint64_t off, uint32_t len,
 /* Packet k of a SEND or WRITE; `tr` is the transport bits of the opcode,
  * `data` the payload when it is not in place.  Returns 0, or EFAULT when
  * the memory of an in-place payload could not be read. */
-static int send_data_packet(struct emu_rc_conn *c, uint8_t tr, const struct rc_wqe *w,
+static int send_data_packet(struct emu_conn *c, uint8_t tr, const struct req_wqe *w,
 			    const uint8_t *data, uint32_t k)
 {
-	uint32_t mtu = rc_mtu(c->qp);
+	uint32_t mtu = conn_mtu(c->qp);
 	uint64_t off = (uint64_t)k * mtu;
 	uint32_t len = w->len - off < mtu ? (uint32_t)(w->len - off) : mtu;
 	bool last = k + 1 == w->npkts;
@@ -196,10 +199,10 @@ static int send_data_packet(struct emu_rc_conn *c, uint8_t tr, const struct rc_w
 		struct iovec iov[EMU_MAX_CHUNKS];
 		int n = payload_ranges(w, off, len, iov);
 
-		return rc_packet_out_ref(c, c->peer, op, psn, ack_req, last && w->solicited,
+		return conn_packet_out_ref(c, c->peer, op, psn, ack_req, last && w->solicited,
 					 ext, l.len, iov, n);
 	}
-	rc_packet_out(c, c->peer, op, psn, ack_req, last && w->solicited, ext, l.len,
+	conn_packet_out(c, c->peer, op, psn, ack_req, last && w->solicited, ext, l.len,
 		      data + off, len);
 	return 0;
 }
@@ -211,31 +214,32 @@ static int send_data_packet(struct emu_rc_conn *c, uint8_t tr, const struct rc_w
  * with LOCAL_PROT_ERR and the QP goes to the error state: the flush
  * completes w with that syndrome, the others in order with WR_FLUSH_ERR.
  */
-static void payload_fault(struct emu_rc_conn *c, struct rc_wqe *w)
+static void payload_fault(struct emu_conn *c, struct req_wqe *w)
 {
 	EMU_TRACE("QPN 0x%x WQE 0x%04x: registered memory of the payload is no longer mapped: "
 		  "local protection error", c->qp->qpn, w->index);
 	w->local = true;
 	w->syndrome = EMU_SYN_LOCAL_PROT;
+	req_enter(c, REQ_ERROR);
 	emu_qp_set_error(c->qp);
 }
 
-static void send_request(struct emu_rc_conn *c, const struct rc_wqe *w, uint32_t k)
+static void send_request(struct emu_conn *c, const struct req_wqe *w, uint32_t k)
 {
 	uint8_t ext[EMU_ATOMIC_ETH_BYTES];
 
 	if (w->opcode == EMU_OP_RDMA_READ) {
-		uint64_t off = (uint64_t)k * rc_mtu(c->qp);
+		uint64_t off = (uint64_t)k * conn_mtu(c->qp);
 		struct emu_reth reth = { w->raddr + off, w->rkey, (uint32_t)(w->len - off) };
 
 		emu_reth_put(ext, &reth);
-		rc_packet_out(c, c->peer, EMU_BOP_READ_REQUEST, emu_psn_add(w->first_psn, k),
+		conn_packet_out(c, c->peer, EMU_BOP_READ_REQUEST, emu_psn_add(w->first_psn, k),
 			      true, false, ext, EMU_RETH_BYTES, NULL, 0);
 	} else {
 		struct emu_atomic_eth a = { w->raddr, w->rkey, w->swap_add, w->compare };
 
 		emu_atomic_eth_put(ext, &a);
-		rc_packet_out(c, c->peer, w->opcode == EMU_OP_ATOMIC_CS ? EMU_BOP_CMP_SWAP :
+		conn_packet_out(c, c->peer, w->opcode == EMU_OP_ATOMIC_CS ? EMU_BOP_CMP_SWAP :
 			      EMU_BOP_FETCH_ADD, w->first_psn, true, false, ext,
 			      EMU_ATOMIC_ETH_BYTES, NULL, 0);
 	}
@@ -254,7 +258,7 @@ static uint64_t ack_timeout_ns(const struct emu_qp *qp)
  * a burst of responses never outruns what the window lets the receiver
  * hold.  A READ longer than the window goes when nothing is outstanding.
  */
-static bool read_fits(const struct rc_requester *r, const struct rc_wqe *w, uint32_t psn)
+static bool read_fits(const struct requester *r, const struct req_wqe *w, uint32_t psn)
 {
 	uint32_t last = emu_psn_add(w->first_psn, w->npkts - 1);
 
@@ -264,13 +268,13 @@ static bool read_fits(const struct rc_requester *r, const struct rc_wqe *w, uint
 
 /* PSNs a request packet takes in the link credits: a READ one per
  * response packet it asks for, any other one. */
-static uint32_t link_psns(const struct rc_wqe *w, uint32_t k)
+static uint32_t link_psns(const struct req_wqe *w, uint32_t k)
 {
 	return w->opcode == EMU_OP_RDMA_READ ? w->npkts - k : 1;
 }
 
 /* The packet at psn taking n PSNs went out. */
-static void sent(struct rc_requester *r, uint32_t psn, uint32_t n)
+static void sent(struct requester *r, uint32_t psn, uint32_t n)
 {
 	uint32_t end = emu_psn_add(psn, n);
 
@@ -278,18 +282,20 @@ static void sent(struct rc_requester *r, uint32_t psn, uint32_t n)
 		r->sent_end = end;
 }
 
-void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
+void req_transmit(struct emu_conn *c, uint64_t now_ns)
 {
-	struct rc_requester *r = &c->req;
+	struct requester *r = &c->req;
 	struct emu_qp *qp = c->qp;
 	uint32_t rd_max = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
 	bool any = false, waiting = false;
 
-	rc_link_sync(c);
+	conn_link_sync(c);
+	if (qp->state == EMU_QPS_ERR)
+		req_enter(c, REQ_ERROR);
 	if (r->rnr_due_ns || qp->state != EMU_QPS_RTS)
 		return;
 	while (r->send != r->tail) {
-		struct rc_wqe *w = &r->ring[r->send & r->ring_mask];
+		struct req_wqe *w = &r->ring[r->send & r->ring_mask];
 		uint32_t psn = emu_psn_add(w->first_psn, r->send_pkt);
 		uint32_t n = link_psns(w, r->send_pkt);
 
@@ -299,16 +305,22 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 			r->send++;
 			continue;
 		}
-		if (emu_psn_diff(psn, r->una_psn) >= (int32_t)r->window.size)
+		if (emu_psn_diff(psn, r->una_psn) >= (int32_t)r->window.size) {
+			req_enter(c, REQ_WAIT_WINDOW);
 			break;
-		if (rc_is_rd_atomic(w->opcode) &&
-		    (r->rd_atomic >= rd_max || !read_fits(r, w, psn)))
+		}
+		if (req_is_rd_atomic(w->opcode) &&
+		    (r->rd_atomic >= rd_max || !read_fits(r, w, psn))) {
+			req_enter(c, REQ_WAIT_RD_ATOMIC);
 			break;
-		if (!rc_link_admit(c, psn, n)) {
+		}
+		if (!conn_link_admit(c, psn, n)) {
+			req_enter(c, REQ_WAIT_CREDITS);
 			waiting = true;
 			break;
 		}
-		if (rc_is_rd_atomic(w->opcode)) {
+		req_enter(c, REQ_SEND);
+		if (req_is_rd_atomic(w->opcode)) {
 			send_request(c, w, r->send_pkt);
 			r->rd_atomic++;
 			r->send++;
@@ -326,40 +338,43 @@ void rc_req_transmit(struct emu_rc_conn *c, uint64_t now_ns)
 		sent(r, psn, n);
 		any = true;
 	}
+	if (r->send == r->tail)
+		req_enter(c, REQ_IDLE);
 	if (waiting && r->sent_end == r->una_psn && r->retry_due_ns) {
 		/* nothing of this QP is on the wire: no ACK is due while it
 		 * waits for link credits */
 		r->retry_due_ns = 0;
-		rc_timer_watch(c);
+		conn_timer_watch(c);
 	}
 	if (any && !r->retry_due_ns && ack_timeout_ns(qp)) {
 		if (!now_ns)
 			now_ns = emu_now_ns();
 		r->retry_due_ns = now_ns + ack_timeout_ns(qp);
-		rc_timer_watch(c);
+		conn_timer_watch(c);
 	}
 }
 
-void rc_req_rewind(struct emu_rc_conn *c, uint32_t psn)
+void req_rewind(struct emu_conn *c, uint32_t psn)
 {
-	struct rc_requester *r = &c->req;
+	struct requester *r = &c->req;
 	uint32_t i;
 
+	req_enter(c, REQ_GO_BACK);
 	r->rd_atomic = 0;
 	for (i = r->head; i != r->tail; i++) {
-		struct rc_wqe *w = &r->ring[i & r->ring_mask];
+		struct req_wqe *w = &r->ring[i & r->ring_mask];
 
 		if (w->local)
 			continue;
 		if (emu_psn_diff(psn, emu_psn_add(w->first_psn, w->npkts)) < 0)
 			break;
-		if (rc_is_rd_atomic(w->opcode))
+		if (req_is_rd_atomic(w->opcode))
 			r->rd_atomic++;
 	}
 	r->send = i;
 	r->send_pkt = 0;
 	if (i != r->tail) {
-		struct rc_wqe *w = &r->ring[i & r->ring_mask];
+		struct req_wqe *w = &r->ring[i & r->ring_mask];
 		int32_t k = emu_psn_diff(psn, w->first_psn);
 
 		/* an atomic is one request; a READ resumes where its
@@ -371,10 +386,10 @@ void rc_req_rewind(struct emu_rc_conn *c, uint32_t psn)
 
 /* ---- posting ---- */
 
-static int uc_post(struct emu_rc_conn *c, const struct emu_rc_msg *m)
+static int uc_post(struct emu_conn *c, const struct emu_rc_msg *m)
 {
-	struct rc_requester *r = &c->req;
-	struct rc_wqe w = {
+	struct requester *r = &c->req;
+	struct req_wqe w = {
 		.opcode = m->opcode,
 		.solicited = m->solicited,
 		.imm_raw = m->imm_raw,
@@ -382,7 +397,7 @@ static int uc_post(struct emu_rc_conn *c, const struct emu_rc_msg *m)
 		.rkey = m->rkey,
 		.len = (uint32_t)m->len,
 		.first_psn = r->post_psn,
-		.npkts = npkts(m->opcode, m->len, rc_mtu(c->qp)),
+		.npkts = npkts(m->opcode, m->len, conn_mtu(c->qp)),
 	};
 	static uint8_t buf[1u << 16];
 	const struct emu_gather *g = m->payload;
@@ -400,19 +415,21 @@ static int uc_post(struct emu_rc_conn *c, const struct emu_rc_msg *m)
 		memcpy(data + n, g->c[i].p, g->c[i].len);
 		n += g->c[i].len;
 	}
+	req_enter(c, REQ_SEND);
 	for (uint32_t k = 0; k < w.npkts; k++)
 		send_data_packet(c, EMU_TR_UC, &w, data, k);
+	req_enter(c, REQ_IDLE);
 	if (data != buf)
 		free(data);
 	r->post_psn = emu_psn_add(r->post_psn, w.npkts);
 	return 0;
 }
 
-int rc_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m)
+int req_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m)
 {
-	struct emu_rc_conn *c = req_conn(qp);
-	struct rc_requester *r;
-	struct rc_wqe *w;
+	struct emu_conn *c = req_conn(qp);
+	struct requester *r;
+	struct req_wqe *w;
 	int err;
 
 	if (!c)
@@ -447,20 +464,20 @@ int rc_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m)
 	if (!m->payload && m->nsegs)
 		memcpy(w->data, m->segs, m->nsegs * 16u);
 	w->first_psn = r->post_psn;
-	w->npkts = npkts(m->opcode, m->len, rc_mtu(qp));
+	w->npkts = npkts(m->opcode, m->len, conn_mtu(qp));
 	w->resp_pkts = 0;
 	r->post_psn = emu_psn_add(r->post_psn, w->npkts);
 	r->tail++;
-	rc_req_transmit(c, 0);
+	req_transmit(c, 0);
 	return 0;
 }
 
-bool rc_queue_local(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
-		    uint32_t byte_cnt, bool signaled, uint8_t syndrome)
+bool req_queue_local(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
+		     uint32_t byte_cnt, bool signaled, uint8_t syndrome)
 {
-	struct emu_rc_conn *c = qp->conn;
-	struct rc_requester *r = c ? &c->req : NULL;
-	struct rc_wqe *w;
+	struct emu_conn *c = qp->conn;
+	struct requester *r = c ? &c->req : NULL;
+	struct req_wqe *w;
 
 	if (!r || !r->ring || r->head == r->tail || r->tail - r->head > r->ring_mask)
 		return false;

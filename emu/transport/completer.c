@@ -18,7 +18,11 @@
 #include "base/config.h"
 #include "base/trace.h"
 #include "transport/psn.h"
-#include "transport/rc.h"
+#include "transport/conn.h"
+#include "transport/completer.h"
+#include "transport/conn_out.h"
+#include "transport/conn_timers.h"
+#include "transport/requester.h"
 
 /* RNR NAK timer codes (IBTA table 45), microseconds. */
 static const uint32_t rnr_timer_us[32] = {
@@ -27,37 +31,39 @@ static const uint32_t rnr_timer_us[32] = {
 	61440, 81920, 122880, 163840, 245760, 327680, 491520,
 };
 
-static struct rc_wqe *head_wqe(struct rc_requester *r)
+static struct req_wqe *head_wqe(struct requester *r)
 {
 	return r->head == r->tail ? NULL : &r->ring[r->head & r->ring_mask];
 }
 
-static uint32_t last_psn(const struct rc_wqe *w)
+static uint32_t last_psn(const struct req_wqe *w)
 {
 	return emu_psn_add(w->first_psn, w->npkts - 1);
 }
 
 /* Completes the head WQE (syndrome 0: success) and forgets it. */
-static void retire(struct emu_rc_conn *c, uint8_t syndrome)
+static void retire(struct emu_conn *c, uint8_t syndrome)
 {
-	struct rc_requester *r = &c->req;
-	struct rc_wqe *w = head_wqe(r);
+	struct requester *r = &c->req;
+	struct req_wqe *w = head_wqe(r);
 
-	if (!w->local && rc_is_rd_atomic(w->opcode) && r->send != r->head && r->rd_atomic)
+	if (!w->local && req_is_rd_atomic(w->opcode) && r->send != r->head && r->rd_atomic)
 		r->rd_atomic--;
 	if (r->send == r->head) {
 		r->send++;
 		r->send_pkt = 0;
 	}
 	r->head++;
+	if (w->local ? w->syndrome : syndrome)
+		comp_enter(c, COMP_ERROR);
 	emu_send_cqe(c->qp, w->index, w->opcode, w->len, w->signaled,
 		     w->local ? w->syndrome : syndrome);
 }
 
 /* The requester made progress: timers restart, the counts refill. */
-static void progress(struct emu_rc_conn *c, uint64_t now_ns)
+static void progress(struct emu_conn *c, uint64_t now_ns)
 {
-	struct rc_requester *r = &c->req;
+	struct requester *r = &c->req;
 	struct emu_qp *qp = c->qp;
 
 	r->retry_left = qp->retry_cnt;
@@ -69,7 +75,7 @@ static void progress(struct emu_rc_conn *c, uint64_t now_ns)
 			now_ns = emu_now_ns();
 		r->retry_due_ns = now_ns + (4096ull << (qp->timeout & 31));
 	}
-	rc_timer_watch(c);
+	conn_timer_watch(c);
 	if (r->blocked) {
 		r->blocked = false;
 		emu_qp_schedule(qp);
@@ -78,7 +84,7 @@ static void progress(struct emu_rc_conn *c, uint64_t now_ns)
 
 /* The PSNs before `next` are acknowledged: una_psn moves on to it, and
  * the window grows by what that covers. */
-static void acknowledge_to(struct rc_requester *r, uint32_t next)
+static void acknowledge_to(struct requester *r, uint32_t next)
 {
 	int32_t d = emu_psn_diff(next, r->una_psn);
 
@@ -91,15 +97,15 @@ static void acknowledge_to(struct rc_requester *r, uint32_t next)
 /* Retires the WQEs that the acknowledgement of every PSN up to `psn`
  * completes (SEND/WRITE wholly covered, local completions behind them);
  * returns how many. */
-static int ack_through(struct emu_rc_conn *c, uint32_t psn)
+static int ack_through(struct emu_conn *c, uint32_t psn)
 {
-	struct rc_requester *r = &c->req;
-	struct rc_wqe *w;
+	struct requester *r = &c->req;
+	struct req_wqe *w;
 	int n = 0;
 
 	acknowledge_to(r, emu_psn_add(psn, 1));
 	while ((w = head_wqe(r)) && c->qp->state != EMU_QPS_ERR) {
-		if (!w->local && (rc_is_rd_atomic(w->opcode) ||
+		if (!w->local && (req_is_rd_atomic(w->opcode) ||
 				  emu_psn_diff(last_psn(w), psn) > 0))
 			break;
 		retire(c, 0);
@@ -109,9 +115,9 @@ static int ack_through(struct emu_rc_conn *c, uint32_t psn)
 }
 
 /* The WQEs after the head that completed locally follow it out. */
-static int retire_locals(struct emu_rc_conn *c)
+static int retire_locals(struct emu_conn *c)
 {
-	struct rc_wqe *w;
+	struct req_wqe *w;
 	int n = 0;
 
 	while ((w = head_wqe(&c->req)) && w->local && c->qp->state != EMU_QPS_ERR) {
@@ -133,9 +139,9 @@ static uint8_t nak_syndrome(uint8_t code)
 	}
 }
 
-static void on_rnr_nak(struct emu_rc_conn *c, uint32_t psn, uint8_t timer, uint64_t now_ns)
+static void on_rnr_nak(struct emu_conn *c, uint32_t psn, uint8_t timer, uint64_t now_ns)
 {
-	struct rc_requester *r = &c->req;
+	struct requester *r = &c->req;
 	struct emu_qp *qp = c->qp;
 	uint64_t wait_us = rnr_timer_us[timer & 31];
 
@@ -145,17 +151,19 @@ static void on_rnr_nak(struct emu_rc_conn *c, uint32_t psn, uint8_t timer, uint6
 		retire(c, EMU_SYN_RNR_RETRY_EXC);
 		return;
 	}
+	comp_enter(c, COMP_RNR_RETRY);
 	if (qp->rnr_retry != 7)
 		r->rnr_left--;
 	if (wait_us > emu_cfg.rnr_cap_us)
 		wait_us = emu_cfg.rnr_cap_us;
-	rc_req_rewind(c, psn);
+	req_rewind(c, psn);
 	/* what followed the refused packet is discarded: its credits return
 	 * while the QP waits */
-	rc_link_give_up(c);
+	conn_link_give_up(c);
+	req_enter(c, REQ_RNR_WAIT);
 	r->rnr_due_ns = now_ns + wait_us * 1000;
 	r->retry_due_ns = 0;
-	rc_timer_watch(c);
+	conn_timer_watch(c);
 }
 
 /*
@@ -164,23 +172,24 @@ static void on_rnr_nak(struct emu_rc_conn *c, uint32_t psn, uint8_t timer, uint6
  * executed, not that its answer came), a SEND/WRITE at its first PSN not
  * acknowledged.
  */
-static uint32_t resume_psn(const struct rc_requester *r, const struct rc_wqe *w)
+static uint32_t resume_psn(const struct requester *r, const struct req_wqe *w)
 {
 	if (w->opcode == EMU_OP_RDMA_READ)
 		return emu_psn_add(w->first_psn, w->resp_pkts);
-	if (rc_is_rd_atomic(w->opcode) || emu_psn_diff(r->una_psn, w->first_psn) <= 0 ||
+	if (req_is_rd_atomic(w->opcode) || emu_psn_diff(r->una_psn, w->first_psn) <= 0 ||
 	    emu_psn_diff(r->una_psn, last_psn(w)) > 0)
 		return w->first_psn;
 	return r->una_psn;
 }
 
 /* ACKNOWLEDGE: ACK, RNR NAK or NAK. */
-static void on_ack(struct emu_rc_conn *c, uint32_t psn, uint8_t syn, uint64_t now_ns)
+static void on_ack(struct emu_conn *c, uint32_t psn, uint8_t syn, uint64_t now_ns)
 {
-	struct rc_requester *r = &c->req;
+	struct requester *r = &c->req;
 	uint8_t kind = syn & EMU_AETH_KIND_MASK;
 
 	if (kind == EMU_AETH_ACK) {
+		comp_enter(c, COMP_ACK);
 		if (ack_through(c, psn))
 			progress(c, now_ns);
 		return;
@@ -195,8 +204,9 @@ static void on_ack(struct emu_rc_conn *c, uint32_t psn, uint8_t syn, uint64_t no
 	if (kind == EMU_AETH_RNR_NAK) {
 		on_rnr_nak(c, psn, syn & 0x1f, now_ns);
 	} else if ((syn & 0x1f) == EMU_NAK_PSN_SEQ) {
+		comp_enter(c, COMP_NAK_SEQUENCE);
 		rc_window_loss(&r->window);
-		rc_req_rewind(c, psn);
+		req_rewind(c, psn);
 	} else {
 		EMU_TRACE("QPN 0x%x: NAK code %u for PSN 0x%x", c->qp->qpn, syn & 0x1f, psn);
 		retire(c, nak_syndrome(syn & 0x1f));
@@ -204,7 +214,7 @@ static void on_ack(struct emu_rc_conn *c, uint32_t psn, uint8_t syn, uint64_t no
 }
 
 /* Places `len` response bytes at `off` of the head WQE's data segments. */
-static int place(struct emu_rc_conn *c, const struct rc_wqe *w, uint64_t off,
+static int place(struct emu_conn *c, const struct req_wqe *w, uint64_t off,
 		 const uint8_t *p, uint32_t len)
 {
 	struct emu_gather g = { 0 };
@@ -217,12 +227,12 @@ static int place(struct emu_rc_conn *c, const struct rc_wqe *w, uint64_t off,
 	return emu_scatter_segs(c->qp->pdn, w->data, w->nsegs, &g, NULL);
 }
 
-static void on_read_response(struct emu_rc_conn *c, uint8_t bop, uint32_t psn,
+static void on_read_response(struct emu_conn *c, uint8_t bop, uint32_t psn,
 			     const uint8_t *p, uint32_t len, uint64_t now_ns)
 {
-	struct rc_requester *r = &c->req;
-	uint32_t mtu = rc_mtu(c->qp);
-	struct rc_wqe *w;
+	struct requester *r = &c->req;
+	uint32_t mtu = conn_mtu(c->qp);
+	struct req_wqe *w;
 	uint32_t expect;
 	bool last = bop == EMU_BOP_READ_RESP_LAST || bop == EMU_BOP_READ_RESP_ONLY;
 	int32_t d;
@@ -241,7 +251,7 @@ static void on_read_response(struct emu_rc_conn *c, uint8_t bop, uint32_t psn,
 		if (r->read_rewind_psn != expect) {
 			r->read_rewind_psn = expect;
 			rc_window_loss(&r->window);
-			rc_req_rewind(c, expect);
+			req_rewind(c, expect);
 		}
 		return;
 	}
@@ -254,6 +264,7 @@ static void on_read_response(struct emu_rc_conn *c, uint8_t bop, uint32_t psn,
 		retire(c, EMU_SYN_LOCAL_PROT);
 		return;
 	}
+	comp_enter(c, COMP_READ_RESPONSE);
 	w->resp_pkts++;
 	acknowledge_to(r, emu_psn_add(psn, 1));
 	if (last)
@@ -262,17 +273,18 @@ static void on_read_response(struct emu_rc_conn *c, uint8_t bop, uint32_t psn,
 	progress(c, now_ns);
 }
 
-static void on_atomic_ack(struct emu_rc_conn *c, uint32_t psn, uint64_t orig,
+static void on_atomic_ack(struct emu_conn *c, uint32_t psn, uint64_t orig,
 			  uint64_t now_ns)
 {
-	struct rc_requester *r = &c->req;
-	struct rc_wqe *w;
+	struct requester *r = &c->req;
+	struct req_wqe *w;
 
 	ack_through(c, emu_psn_add(psn, EMU_PSN_MASK));
 	w = head_wqe(r);
 	if (!w || w->local || (w->opcode != EMU_OP_ATOMIC_CS && w->opcode != EMU_OP_ATOMIC_FA) ||
 	    w->first_psn != psn || c->qp->state == EMU_QPS_ERR)
 		return;
+	comp_enter(c, COMP_ATOMIC_ACK);
 	acknowledge_to(r, emu_psn_add(psn, 1));
 	/* the original value lands in host order, as the in-process path
 	 * leaves it */
@@ -281,8 +293,8 @@ static void on_atomic_ack(struct emu_rc_conn *c, uint32_t psn, uint64_t orig,
 	progress(c, now_ns);
 }
 
-void rc_comp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
-		     const struct emu_bth *bth, const struct emu_ext_layout *l)
+void comp_receive(struct emu_conn *c, const struct emu_rx *rx,
+		  const struct emu_bth *bth, const struct emu_ext_layout *l)
 {
 	uint8_t bop = bth->opcode & 0x1f, syn = 0;
 	uint32_t msn, hl = EMU_BTH_BYTES + l->len;
@@ -293,7 +305,7 @@ void rc_comp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
 	if (l->aeth) {
 		emu_aeth_get(rx->pkt + l->aeth, &syn, &msn);
 		if ((syn & EMU_AETH_KIND_MASK) == EMU_AETH_ACK)
-			rc_link_grant(c, syn & 0x1f, now_ns);
+			conn_link_grant(c, syn & 0x1f, now_ns);
 	}
 	switch (bop) {
 	case EMU_BOP_ACK:
@@ -311,59 +323,62 @@ void rc_comp_receive(struct emu_rc_conn *c, const struct emu_rx *rx,
 				 (uint32_t)(rx->len - hl - bth->pad), now_ns);
 		break;
 	}
-	rc_req_transmit(c, now_ns);
+	req_transmit(c, now_ns);
 }
 
-void rc_comp_timer(struct emu_rc_conn *c, uint64_t now_ns)
+void comp_timer(struct emu_conn *c, uint64_t now_ns)
 {
-	struct rc_requester *r = &c->req;
+	struct requester *r = &c->req;
 	struct emu_qp *qp = c->qp;
-	struct rc_wqe *w = head_wqe(r);
+	struct req_wqe *w = head_wqe(r);
 
 	if (r->rnr_due_ns && r->rnr_due_ns <= now_ns) {
 		r->rnr_due_ns = 0;
 		r->retry_due_ns = 0;
-		rc_timer_watch(c);
-		rc_req_transmit(c, now_ns);
+		conn_timer_watch(c);
+		req_transmit(c, now_ns);
 		return;
 	}
 	if (!r->retry_due_ns || r->retry_due_ns > now_ns)
 		return;
 	r->retry_due_ns = 0;
 	if (!w || qp->state == EMU_QPS_ERR) {
-		rc_timer_watch(c);
+		conn_timer_watch(c);
 		return;
 	}
 	if (r->retry_left == 0) {
 		EMU_TRACE("QPN 0x%x: no ACK after %u retries: transport retry counter exceeded",
 			  qp->qpn, qp->retry_cnt);
 		retire(c, EMU_SYN_RETRY_EXC);
-		rc_timer_watch(c);
+		conn_timer_watch(c);
 		return;
 	}
 	r->retry_left--;
+	comp_enter(c, COMP_TIMEOUT_RETRY);
 	rc_window_loss(&r->window);
 	/* the packets in flight are taken as lost: the resend takes credits
 	 * again, in turn with the other QPs of the link */
-	rc_link_give_up(c);
-	rc_req_rewind(c, resume_psn(r, w));
-	rc_req_transmit(c, now_ns);
+	conn_link_give_up(c);
+	req_rewind(c, resume_psn(r, w));
+	req_transmit(c, now_ns);
 	if (!r->retry_due_ns && qp->timeout) {
 		r->retry_due_ns = now_ns + (4096ull << (qp->timeout & 31));
-		rc_timer_watch(c);
+		conn_timer_watch(c);
 	}
 }
 
-int rc_sq_flush(struct emu_qp *qp)
+int comp_sq_flush(struct emu_qp *qp)
 {
-	struct emu_rc_conn *c = qp->conn;
-	struct rc_requester *r = c ? &c->req : NULL;
+	struct emu_conn *c = qp->conn;
+	struct requester *r = c ? &c->req : NULL;
 	int n = 0;
 
 	if (!r || !r->ring)
 		return 0;
+	comp_enter(c, COMP_FLUSH);
+	req_enter(c, REQ_ERROR);
 	while (r->head != r->tail) {
-		struct rc_wqe *w = &r->ring[r->head++ & r->ring_mask];
+		struct req_wqe *w = &r->ring[r->head++ & r->ring_mask];
 
 		emu_send_cqe(qp, w->index, w->opcode, w->len, true,
 			     w->local && w->syndrome ? w->syndrome : EMU_SYN_WR_FLUSH);
@@ -373,12 +388,12 @@ int rc_sq_flush(struct emu_qp *qp)
 	r->send_pkt = 0;
 	r->rd_atomic = 0;
 	r->retry_due_ns = r->rnr_due_ns = 0;
-	rc_timer_watch(c);
-	rc_link_forget(c);
+	conn_timer_watch(c);
+	conn_link_forget(c);
 	return n;
 }
 
-void rc_comp_fault(struct emu_rc_conn *c)
+void comp_fault(struct emu_conn *c)
 {
 	if (head_wqe(&c->req))
 		retire(c, EMU_SYN_LOCAL_PROT);
