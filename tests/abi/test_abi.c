@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "abi_entry.h"
+#include "test_exit.h"
 
 static void test_tables_have_same_entries(void **state)
 {
@@ -53,5 +54,6 @@ int main(void)
 		cmocka_unit_test(test_every_entry_matches),
 	};
 
-	return cmocka_run_group_tests_name("abi", tests, NULL, NULL);
+	t_run_group_tests_name("abi", tests, NULL, NULL);
+	return t_exit();
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "abi_cxx_entry.h"
+#include "test_exit.h"
 
 static int entry_differs(const struct abi_cxx_entry *a,
 			 const struct abi_cxx_entry *b)
@@ -60,5 +61,6 @@ int main(void)
 		cmocka_unit_test(test_cxx_every_entry_matches),
 	};
 
-	return cmocka_run_group_tests_name("abi_cxx", tests, NULL, NULL);
+	t_run_group_tests_name("abi_cxx", tests, NULL, NULL);
+	return t_exit();
 }

@@ -22,6 +22,7 @@
 
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
+#include "verbs_env.h"
 
 #define EMU_PORT 1
 
@@ -160,46 +161,24 @@ static inline void emu_ah_attr(struct emu_env *e, struct ibv_ah_attr *ah)
 /* RESET -> INIT -> RTR -> RTS, connected to dest_qpn on the same port. */
 static inline void emu_rc_connect(struct emu_env *e, struct ibv_qp *qp, uint32_t dest_qpn)
 {
-	struct ibv_qp_attr a;
+	struct vx_qp_attrs a;
 
-	emu_qp_init(qp, IBV_QPT_RC);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 1;
-	emu_ah_attr(e, &a.ah_attr);
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		fail_msg("modify to RTR failed");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.sq_psn = 0;
-	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		fail_msg("modify to RTS failed");
+	vx_qp_attrs_default(&a, EMU_PORT);
+	a.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		   IBV_ACCESS_REMOTE_ATOMIC;
+	a.dest_qpn = dest_qpn;
+	emu_ah_attr(e, &a.ah);
+	if (vx_qp_to_rts(qp, &a))
+		fail_msg("RC QP 0x%x did not reach RTS", qp->qp_num);
 }
 
 static inline void emu_ud_ready(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a;
+	struct vx_qp_attrs a;
 
-	emu_qp_init(qp, IBV_QPT_UD);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		fail_msg("UD modify to RTR failed");
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		fail_msg("UD modify to RTS failed");
+	vx_qp_attrs_default(&a, EMU_PORT);
+	if (vx_qp_to_rts(qp, &a))
+		fail_msg("UD QP 0x%x did not reach RTS", qp->qp_num);
 }
 
 static inline void emu_qp_to_error(struct ibv_qp *qp)

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 struct fake_arm {
 	struct mlx4dv_cq_ring ring;
@@ -125,5 +126,6 @@ int main(void)
 		cmocka_unit_test(test_ack_event_sequence),
 	};
 
-	return cmocka_run_group_tests_name("completion_arm", tests, NULL, NULL);
+	t_run_group_tests_name("completion_arm", tests, NULL, NULL);
+	return t_exit();
 }

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 #define MAX_CQES 16
 
@@ -263,5 +264,6 @@ int main(void)
 		cmocka_unit_test(test_ci_near_2_32),
 	};
 
-	return cmocka_run_group_tests_name("completion_cq_poll", tests, NULL, NULL);
+	t_run_group_tests_name("completion_cq_poll", tests, NULL, NULL);
+	return t_exit();
 }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 /*
  * A receive CQE:
@@ -361,5 +362,6 @@ int main(void)
 		cmocka_unit_test(test_good_status),
 	};
 
-	return cmocka_run_group_tests_name("completion_cqe_decode", tests, NULL, NULL);
+	t_run_group_tests_name("completion_cqe_decode", tests, NULL, NULL);
+	return t_exit();
 }

@@ -33,6 +33,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 struct region {
 	uint8_t off, len;
@@ -190,5 +191,6 @@ int main(void)
 		cmocka_unit_test(test_to_wc_fields),
 	};
 
-	return cmocka_run_group_tests_name("completion_cqe_fields", tests, NULL, NULL);
+	t_run_group_tests_name("completion_cqe_fields", tests, NULL, NULL);
+	return t_exit();
 }

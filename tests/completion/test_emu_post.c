@@ -9,6 +9,7 @@
  * RDY without traffic, so only the posting code writes the buffers.
  */
 #include "emu_util.h"
+#include "test_exit.h"
 
 static struct emu_env env;
 static struct emu_buf mem;
@@ -304,5 +305,6 @@ int main(void)
 		cmocka_unit_test(test_wq_identical),
 	};
 
-	return cmocka_run_group_tests_name("completion_emu_post", tests, setup, teardown);
+	t_run_group_tests_name("completion_emu_post", tests, setup, teardown);
+	return t_exit();
 }

@@ -12,6 +12,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include "test_exit.h"
 
 #define NRECV 8
 #define SLOT 4096
@@ -266,5 +267,6 @@ int main(void)
 		cmocka_unit_test(test_loop_solicited),
 	};
 
-	return cmocka_run_group_tests_name("completion_emu_recv_loop", tests, setup, teardown);
+	t_run_group_tests_name("completion_emu_recv_loop", tests, setup, teardown);
+	return t_exit();
 }

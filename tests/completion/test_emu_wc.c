@@ -24,6 +24,7 @@
 #include "emu_util.h"
 
 #include <stdio.h>
+#include "test_exit.h"
 
 #define CQ_SIZE 1024
 #define RECV_BYTES 2048
@@ -449,7 +450,7 @@ static void test_ud_receive(void **state)
 		/* libmlx4 resolves the RoCE destination MAC through the
 		 * kernel, which the software device does not offer. */
 		rc_pair_destroy(&a, &b);
-		skip();
+		t_skip_case("libmlx4 resolves a RoCE destination MAC through the kernel");
 	}
 	assert_non_null(ah);
 	for (i = 0; i < 3; i++)
@@ -550,7 +551,7 @@ static void test_raw_checksum(void **state)
 
 	(void)state;
 	if (!fx.env.is_eth)
-		skip();		/* raw packet QPs need an Ethernet port */
+		t_skip_case("raw packet QPs need an Ethernet port");
 	assert_int_equal(ibv_query_device(fx.env.ctx, &dattr), 0);
 	qa = emu_qp_create(&fx.env, IBV_QPT_RAW_PACKET, fx.cq, fx.cq, NULL, 16, 1, 1);
 	qb = emu_qp_create(&fx.env, IBV_QPT_RAW_PACKET, fx.cq, fx.cq, NULL, 16, 1, 1);
@@ -638,7 +639,7 @@ static void test_rss_wq_receive(void **state)
 
 	(void)state;
 	if (!fx.env.is_eth)
-		skip();
+		t_skip_case("raw packet QPs need an Ethernet port");
 	for (i = 0; i < 2; i++) {
 		struct ibv_wq_init_attr wa;
 		struct ibv_wq_attr wm;
@@ -763,5 +764,6 @@ int main(void)
 		cmocka_unit_test(test_rss_wq_receive),
 	};
 
-	return cmocka_run_group_tests_name("completion_emu_wc", tests, setup, teardown);
+	t_run_group_tests_name("completion_emu_wc", tests, setup, teardown);
+	return t_exit();
 }

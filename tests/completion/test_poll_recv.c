@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 #define CQES	8u
 #define QPN	0x00abcdu
@@ -208,5 +209,6 @@ int main(void)
 		cmocka_unit_test(test_srq_takes_by_index),
 	};
 
-	return cmocka_run_group_tests_name("completion_poll_recv", tests, NULL, NULL);
+	t_run_group_tests_name("completion_poll_recv", tests, NULL, NULL);
+	return t_exit();
 }

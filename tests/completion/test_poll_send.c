@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 #define CQES	8u
 #define WQEBBS	8u
@@ -511,5 +512,6 @@ int main(void)
 		cmocka_unit_test(test_burst_no_wrid),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

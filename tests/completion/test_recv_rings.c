@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 #define POISON 0xcc
 
@@ -745,5 +746,6 @@ int main(void)
 		cmocka_unit_test(test_poll_wc),
 	};
 
-	return cmocka_run_group_tests_name("completion_recv_rings", tests, NULL, NULL);
+	t_run_group_tests_name("completion_recv_rings", tests, NULL, NULL);
+	return t_exit();
 }

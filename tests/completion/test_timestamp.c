@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 /* The stamp is bytes 12..15 (bits 16..47, big-endian), 29 (bits 8..15)
  * and 30 (bits 0..7); sl_vid and rlid are the same bytes. */
@@ -112,5 +113,6 @@ int main(void)
 		cmocka_unit_test(test_to_ticks),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

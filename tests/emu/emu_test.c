@@ -9,17 +9,10 @@
 
 void emu_env_open(struct emu_env *e, uint8_t port)
 {
-	struct ibv_device **list;
-	int n = 0;
-
 	memset(e, 0, sizeof(*e));
-	list = ibv_get_device_list(&n);
-	assert_non_null(list);
-	assert_true(n >= 1);
-	assert_string_equal(ibv_get_device_name(list[0]), "mlx4_0");
-	e->ctx = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
+	e->ctx = vx_device_open(NULL, 0);
 	assert_non_null(e->ctx);
+	assert_string_equal(ibv_get_device_name(e->ctx->device), "mlx4_0");
 	e->pd = ibv_alloc_pd(e->ctx);
 	assert_non_null(e->pd);
 	assert_int_equal(ibv_query_device(e->ctx, &e->dev_attr), 0);
@@ -43,24 +36,16 @@ void emu_qp_create(struct emu_env *e, struct emu_qp *q, enum ibv_qp_type type,
 		   uint32_t max_send_wr, uint32_t max_recv_wr, int cq_entries,
 		   size_t buf_len, struct ibv_srq *srq)
 {
-	struct ibv_qp_init_attr a;
+	struct ibv_qp_cap cap = { .max_send_wr = max_send_wr,
+				  .max_recv_wr = max_recv_wr, .max_send_sge = 4,
+				  .max_recv_sge = 4, .max_inline_data = 64 };
 
 	memset(q, 0, sizeof(*q));
 	q->scq = ibv_create_cq(e->ctx, cq_entries, NULL, NULL, 0);
 	q->rcq = ibv_create_cq(e->ctx, cq_entries, NULL, NULL, 0);
 	assert_non_null(q->scq);
 	assert_non_null(q->rcq);
-	memset(&a, 0, sizeof(a));
-	a.send_cq = q->scq;
-	a.recv_cq = q->rcq;
-	a.srq = srq;
-	a.qp_type = type;
-	a.cap.max_send_wr = max_send_wr;
-	a.cap.max_recv_wr = max_recv_wr;
-	a.cap.max_send_sge = 4;
-	a.cap.max_recv_sge = 4;
-	a.cap.max_inline_data = 64;
-	q->qp = ibv_create_qp(e->pd, &a);
+	q->qp = vx_qp_create(e->pd, type, q->scq, q->rcq, srq, &cap);
 	assert_non_null(q->qp);
 	q->len = buf_len;
 	if (buf_len) {
@@ -87,64 +72,48 @@ void emu_qp_destroy(struct emu_qp *q)
 void emu_qp_to_rts(struct emu_env *e, struct ibv_qp *qp, uint32_t dest_qpn,
 		   int access)
 {
-	struct ibv_qp_attr a;
-	int mask;
+	struct vx_qp_attrs a;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = e->port;
-	mask = IBV_QP_STATE | IBV_QP_PORT;
-	if (qp->qp_type == IBV_QPT_UD) {
-		a.qkey = 0x11111111;
-		mask |= IBV_QP_PKEY_INDEX | IBV_QP_QKEY;
-	} else if (qp->qp_type != IBV_QPT_RAW_PACKET) {
-		a.qp_access_flags = access;
-		mask |= IBV_QP_PKEY_INDEX | IBV_QP_ACCESS_FLAGS;
-	}
-	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
+	vx_qp_attrs_default(&a, e->port);
+	a.access = (unsigned int)access;
+	a.dest_qpn = dest_qpn;
+	if (qp->qp_type == IBV_QPT_RC || qp->qp_type == IBV_QPT_UC)
+		assert_int_equal(vx_qp_to_rts_loopback(e->ctx, qp, &a), 0);
+	else
+		assert_int_equal(vx_qp_to_rts(qp, &a), 0);
+}
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	mask = IBV_QP_STATE;
-	if (qp->qp_type == IBV_QPT_RC || qp->qp_type == IBV_QPT_UC) {
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = dest_qpn;
-		a.rq_psn = 0;
-		a.ah_attr.port_num = e->port;
-		a.ah_attr.dlid = e->port_attr.lid;
-		if (e->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET) {
-			union ibv_gid gid;
+void emu_pair_open(struct emu_pair *p, uint32_t max_send_wr, uint32_t max_recv_wr,
+		   int cq_entries, size_t buf_len, int access)
+{
+	emu_env_open(&p->e, 1);
+	emu_qp_create(&p->e, &p->a, IBV_QPT_RC, max_send_wr, max_recv_wr, cq_entries,
+		      buf_len, NULL);
+	emu_qp_create(&p->e, &p->b, IBV_QPT_RC, max_send_wr, max_recv_wr, cq_entries,
+		      buf_len, NULL);
+	emu_qp_to_rts(&p->e, p->a.qp, p->b.qp->qp_num, access);
+	emu_qp_to_rts(&p->e, p->b.qp, p->a.qp->qp_num, access);
+}
 
-			assert_int_equal(ibv_query_gid(e->ctx, e->port, 0, &gid), 0);
-			a.ah_attr.is_global = 1;
-			a.ah_attr.grh.dgid = gid;
-			a.ah_attr.grh.hop_limit = 1;
-		}
-		mask |= IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
-		if (qp->qp_type == IBV_QPT_RC) {
-			a.max_dest_rd_atomic = 4;
-			a.min_rnr_timer = 1;
-			mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-		}
-	}
-	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
+void emu_pair_close(struct emu_pair *p)
+{
+	emu_qp_destroy(&p->a);
+	emu_qp_destroy(&p->b);
+	emu_env_close(&p->e);
+}
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	mask = IBV_QP_STATE;
-	if (qp->qp_type != IBV_QPT_RAW_PACKET) {
-		a.sq_psn = 0;
-		mask |= IBV_QP_SQ_PSN;
+void emu_pair_post_writes(struct emu_pair *p, uint64_t first, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct ibv_sge s = { (uintptr_t)p->a.buf, 8, p->a.mr->lkey };
+		struct ibv_send_wr w = { .wr_id = first + (uint64_t)i, .sg_list = &s,
+					 .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
+					 .send_flags = IBV_SEND_SIGNALED };
+
+		w.wr.rdma.remote_addr = (uintptr_t)p->b.buf;
+		w.wr.rdma.rkey = p->b.mr->rkey;
+		assert_int_equal(emu_post_send(p->a.qp, &w), 0);
 	}
-	if (qp->qp_type == IBV_QPT_RC) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 4;
-		mask |= IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			IBV_QP_MAX_QP_RD_ATOMIC;
-	}
-	assert_int_equal(ibv_modify_qp(qp, &a, mask), 0);
 }
 
 static double now_s(void)

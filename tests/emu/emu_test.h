@@ -25,6 +25,7 @@
 
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
+#include "verbs_env.h"
 
 struct emu_env {
 	struct ibv_context *ctx;
@@ -55,6 +56,21 @@ void emu_qp_create(struct emu_env *e, struct emu_qp *q, enum ibv_qp_type type,
 		   uint32_t max_send_wr, uint32_t max_recv_wr, int cq_entries,
 		   size_t buf_len, struct ibv_srq *srq);
 void emu_qp_destroy(struct emu_qp *q);
+
+/* Port 1 of mlx4_0 (emu_env_open) and two RC QPs, a and b, connected to
+ * each other with `access`; each has its own CQs of cq_entries and
+ * buf_len registered bytes (emu_qp_create). */
+struct emu_pair {
+	struct emu_env e;
+	struct emu_qp a, b;
+};
+
+void emu_pair_open(struct emu_pair *p, uint32_t max_send_wr, uint32_t max_recv_wr,
+		   int cq_entries, size_t buf_len, int access);
+void emu_pair_close(struct emu_pair *p);
+/* n signalled RDMA WRITEs of 8 bytes from the start of a's buffer to the
+ * start of b's, wr_id first, first + 1, ...; asserts each was posted. */
+void emu_pair_post_writes(struct emu_pair *p, uint64_t first, int n);
 
 /* Drives a QP to RTS (RC/UC connected to dest_qpn; UD with qkey; raw). */
 void emu_qp_to_rts(struct emu_env *e, struct ibv_qp *qp, uint32_t dest_qpn,

@@ -14,6 +14,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
 #include <rdma/ib_user_verbs.h>
+#include "test_exit.h"
 #pragma GCC diagnostic pop
 
 static struct ibv_qp *new_qp(struct emu_env *e, struct ibv_cq *cq,
@@ -313,5 +314,6 @@ int main(void)
 		cmocka_unit_test(test_second_context),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

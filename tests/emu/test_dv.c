@@ -23,6 +23,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 #pragma GCC diagnostic pop
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE)
@@ -605,5 +606,6 @@ int main(void)
 		cmocka_unit_test(test_blueflame_own_mapping),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

@@ -9,6 +9,7 @@
 #include "emu_test.h"
 
 #include <errno.h>
+#include "test_exit.h"
 
 #define SENTINEL 12345	/* no errno value */
 #define ACC (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE)
@@ -102,5 +103,6 @@ int main(void)
 		cmocka_unit_test(test_failure_sets_errno),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

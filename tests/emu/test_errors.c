@@ -8,6 +8,7 @@
 #include "emu_test.h"
 
 #include <string.h>
+#include "test_exit.h"
 
 #define ALL_ACCESS (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 		    IBV_ACCESS_REMOTE_ATOMIC | IBV_ACCESS_LOCAL_WRITE)
@@ -381,5 +382,6 @@ int main(void)
 		cmocka_unit_test(test_recover_through_reset),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

@@ -14,6 +14,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <unistd.h>
+#include "test_exit.h"
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE)
 #define DESTROY_ALARM_S 30
@@ -329,5 +330,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_blocking_reader_woken, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

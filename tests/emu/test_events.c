@@ -7,6 +7,7 @@
 
 #include <poll.h>
 #include <string.h>
+#include "test_exit.h"
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE)
 
@@ -299,5 +300,6 @@ int main(void)
 		cmocka_unit_test(test_cq_overrun_event),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	t_run_group_tests(tests, setup, teardown);
+	return t_exit();
 }

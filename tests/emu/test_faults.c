@@ -14,46 +14,12 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 #pragma GCC diagnostic pop
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE)
 
-struct pair {
-	struct emu_env e;
-	struct emu_qp a, b;
-};
-
-static void pair_open(struct pair *p)
-{
-	emu_env_open(&p->e, 1);
-	emu_qp_create(&p->e, &p->a, IBV_QPT_RC, 16, 16, 64, 4096, NULL);
-	emu_qp_create(&p->e, &p->b, IBV_QPT_RC, 16, 16, 64, 4096, NULL);
-	emu_qp_to_rts(&p->e, p->a.qp, p->b.qp->qp_num, ACC);
-	emu_qp_to_rts(&p->e, p->b.qp, p->a.qp->qp_num, ACC);
-}
-
-static void pair_close(struct pair *p)
-{
-	emu_qp_destroy(&p->a);
-	emu_qp_destroy(&p->b);
-	emu_env_close(&p->e);
-}
-
-static void post_writes(struct pair *p, int n)
-{
-	for (int i = 0; i < n; i++) {
-		struct ibv_sge s = { (uintptr_t)p->a.buf, 8, p->a.mr->lkey };
-		struct ibv_send_wr w = { .wr_id = 1 + (uint64_t)i, .sg_list = &s,
-					 .num_sge = 1, .opcode = IBV_WR_RDMA_WRITE,
-					 .send_flags = IBV_SEND_SIGNALED };
-
-		w.wr.rdma.remote_addr = (uintptr_t)p->b.buf;
-		w.wr.rdma.rkey = p->b.mr->rkey;
-		assert_int_equal(emu_post_send(p->a.qp, &w), 0);
-	}
-}
-
-static void expect(struct pair *p, int n, int bad, enum ibv_wc_status st,
+static void expect(struct emu_pair *p, int n, int bad, enum ibv_wc_status st,
 		   uint32_t vendor)
 {
 	struct ibv_wc wc[16];
@@ -74,37 +40,37 @@ static void expect(struct pair *p, int n, int bad, enum ibv_wc_status st,
 
 static void test_error_cqe(void **state)
 {
-	struct pair p;
+	struct emu_pair p;
 	struct mlx4emu_fault f = { .type = MLX4EMU_FAULT_ERROR_CQE, .count = 3,
 				   .syndrome = 0x04 };
 
 	(void)state;
-	pair_open(&p);
+	emu_pair_open(&p, 16, 16, 64, 4096, ACC);
 	f.qpn = p.a.qp->qp_num;
 	assert_int_equal(p.e.ctl.set_fault(&f), 0);
-	post_writes(&p, 6);
+	emu_pair_post_writes(&p, 1, 6);
 	expect(&p, 6, 3, IBV_WC_LOC_PROT_ERR, 0xfe);
-	pair_close(&p);
+	emu_pair_close(&p);
 }
 
 static void test_qp_error_after(void **state)
 {
-	struct pair p;
+	struct emu_pair p;
 	struct mlx4emu_fault f = { .type = MLX4EMU_FAULT_QP_ERROR, .count = 2 };
 
 	(void)state;
-	pair_open(&p);
+	emu_pair_open(&p, 16, 16, 64, 4096, ACC);
 	f.qpn = p.a.qp->qp_num;
 	assert_int_equal(p.e.ctl.set_fault(&f), 0);
-	post_writes(&p, 5);
+	emu_pair_post_writes(&p, 1, 5);
 	/* two complete, the third and later are flushed */
 	expect(&p, 5, 3, IBV_WC_WR_FLUSH_ERR, 0);
-	pair_close(&p);
+	emu_pair_close(&p);
 }
 
 static void test_cq_overrun(void **state)
 {
-	struct pair p;
+	struct emu_pair p;
 	struct mlx4emu_fault f = { .type = MLX4EMU_FAULT_CQ_OVERRUN, .count = 2 };
 	struct mlx4dv_cq dcq = { 0 };
 	struct mlx4dv_obj obj;
@@ -112,14 +78,14 @@ static void test_cq_overrun(void **state)
 	struct pollfd pfd;
 
 	(void)state;
-	pair_open(&p);
+	emu_pair_open(&p, 16, 16, 64, 4096, ACC);
 	memset(&obj, 0, sizeof(obj));
 	obj.cq.in = p.a.scq;
 	obj.cq.out = &dcq;
 	assert_int_equal(mlx4dv_init_obj(&obj, MLX4DV_OBJ_CQ), 0);
 	f.cqn = dcq.cqn;
 	assert_int_equal(p.e.ctl.set_fault(&f), 0);
-	post_writes(&p, 3);
+	emu_pair_post_writes(&p, 1, 3);
 	pfd.fd = p.e.ctx->async_fd;
 	pfd.events = POLLIN;
 	assert_int_equal(poll(&pfd, 1, 5000), 1);
@@ -130,34 +96,34 @@ static void test_cq_overrun(void **state)
 	/* the CQE before the overrun is there, nothing after it */
 	emu_poll_one(p.a.scq, IBV_WC_SUCCESS);
 	emu_assert_cq_empty(&p.e, p.a.scq);
-	pair_close(&p);
+	emu_pair_close(&p);
 }
 
 static void test_bad_fault_rejected(void **state)
 {
-	struct pair p;
+	struct emu_pair p;
 	struct mlx4emu_fault f = { .type = 99, .count = 1 };
 
 	(void)state;
-	pair_open(&p);
+	emu_pair_open(&p, 16, 16, 64, 4096, ACC);
 	assert_int_equal(p.e.ctl.set_fault(&f), EINVAL);
 	f.type = MLX4EMU_FAULT_ERROR_CQE;
 	f.count = 0;
 	assert_int_equal(p.e.ctl.set_fault(&f), EINVAL);
 	assert_int_equal(p.e.ctl.clear_faults(), 0);
-	pair_close(&p);
+	emu_pair_close(&p);
 }
 
 /* Run with --fault-cqe=2:0x13: the first QP created fails its 2nd WQE. */
 static void test_env_fault(void **state)
 {
-	struct pair p;
+	struct emu_pair p;
 
 	(void)state;
-	pair_open(&p);
-	post_writes(&p, 4);
+	emu_pair_open(&p, 16, 16, 64, 4096, ACC);
+	emu_pair_post_writes(&p, 1, 4);
 	expect(&p, 4, 2, IBV_WC_REM_ACCESS_ERR, 0xfe);
-	pair_close(&p);
+	emu_pair_close(&p);
 }
 
 int main(void)
@@ -173,6 +139,8 @@ int main(void)
 	};
 
 	if (getenv("MLX4EMU_FAULT_CQE"))
-		return cmocka_run_group_tests(env_tests, NULL, NULL);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+		t_run_group_tests(env_tests, NULL, NULL);
+	else
+		t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

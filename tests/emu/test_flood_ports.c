@@ -22,6 +22,7 @@
  */
 #include "emu_test.h"
 #include "raw_frame.h"
+#include "test_exit.h"
 
 #include <stdio.h>
 #include <unistd.h>
@@ -100,5 +101,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	copies = atoi(argv[1]);
-	return cmocka_run_group_tests_name(argv[2], tests, NULL, NULL);
+	t_run_group_tests_name(argv[2], tests, NULL, NULL);
+	return t_exit();
 }

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <string.h>
 #include <arpa/inet.h>
+#include "test_exit.h"
 
 #define NRX 4
 
@@ -533,5 +534,6 @@ int main(void)
 						teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

@@ -11,6 +11,7 @@
 #include "emu_test.h"
 
 #include <time.h>
+#include "test_exit.h"
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE)
 #define ROUNDS 40
@@ -74,5 +75,6 @@ int main(void)
 		cmocka_unit_test(test_slow_program_sleeps),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

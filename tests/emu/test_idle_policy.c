@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "adapter/idle.h"
+#include "test_exit.h"
 
 #define WIRE true
 #define LOCAL false
@@ -129,5 +130,6 @@ int main(void)
 		cmocka_unit_test(test_recovers),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

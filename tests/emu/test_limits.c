@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include "test_exit.h"
 
 static void test_reported(void **state)
 {
@@ -72,5 +73,6 @@ int main(void)
 		cmocka_unit_test(test_refused),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

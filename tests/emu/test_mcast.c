@@ -11,6 +11,7 @@
 #include "emu_test.h"
 
 #include <errno.h>
+#include "test_exit.h"
 
 #define QKEY 0x11111111u
 #define MLID 0xc001
@@ -383,5 +384,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device_caps, mc_setup, mc_teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

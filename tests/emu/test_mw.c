@@ -8,6 +8,7 @@
 #include "emu_test.h"
 
 #include <string.h>
+#include "test_exit.h"
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
 	     IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND)
@@ -189,5 +190,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bind_not_allowed, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

@@ -17,6 +17,7 @@
 
 #include <arpa/inet.h>
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 static const uint8_t own_mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 
@@ -172,5 +173,6 @@ int main(void)
 		cmocka_unit_test(send_to_gid1),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	t_run_group_tests(tests, setup, teardown);
+	return t_exit();
 }

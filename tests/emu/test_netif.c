@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include "test_exit.h"
 
 #define PCI "0000:05:00.0"
 
@@ -276,5 +277,6 @@ int main(void)
 		cmocka_unit_test(test_link_down_up),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

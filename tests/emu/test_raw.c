@@ -14,6 +14,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 #pragma GCC diagnostic pop
 
 #define ACC IBV_ACCESS_LOCAL_WRITE
@@ -752,6 +753,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lso_over_max_tso, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown) |
-	       cmocka_run_group_tests(status_tests, NULL, NULL);
+	t_run_group_tests(tests, setup, teardown);
+	t_run_group_tests(status_tests, NULL, NULL);
+	return t_exit();
 }

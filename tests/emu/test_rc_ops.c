@@ -8,6 +8,7 @@
 #include "emu_test.h"
 
 #include <string.h>
+#include "test_exit.h"
 
 struct pair {
 	struct emu_env e;
@@ -311,5 +312,6 @@ int main(void)
 		cmocka_unit_test(test_unsignaled),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	t_run_group_tests(tests, setup, teardown);
+	return t_exit();
 }

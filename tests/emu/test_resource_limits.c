@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include "test_exit.h"
 
 /* Contexts: 894 UARs for programs; each context holds four descriptors. */
 #define CONTEXTS 894
@@ -35,7 +36,7 @@ static void test_contexts(void **state)
 	assert_non_null(ctx);
 	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 4 * CONTEXTS + 64)
-		skip();
+		t_skip_case("the hard limit of open files is too low");
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > 8192 ? 8192 : rl.rlim_max;
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
 	for (int i = 0; i < CONTEXTS; i++) {
@@ -185,5 +186,6 @@ int main(int argc, char **argv)
 		snprintf(filter, sizeof(filter), "test_%s", argv[1]);
 		cmocka_set_test_filter(filter);
 	}
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

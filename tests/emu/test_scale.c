@@ -25,6 +25,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <time.h>
+#include "test_exit.h"
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE)
 #define IDLE_QPS 10000
@@ -220,5 +221,6 @@ int main(void)
 		cmocka_unit_test(test_busy_pair_among_idle_qps),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

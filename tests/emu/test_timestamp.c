@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 #define KHZ 427000u
 #define NSENDS 64
@@ -320,5 +321,6 @@ int main(void)
 		cmocka_unit_test(test_plain_cq_keeps_slid),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

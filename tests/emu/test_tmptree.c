@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include "test_exit.h"
 
 #define OTHER_UID 4242
 
@@ -156,7 +157,7 @@ static void test_stale_links_foreign_live(void **state)
 
 	(void)state;
 	if (geteuid() != 0)
-		skip();	/* planting another user's tree needs chown */
+		t_skip_case("planting another user's tree needs chown (root)");
 	plant_victim(victim, sizeof(victim));
 	assert_int_equal(mkdir(base, 0700), 0);
 	/* a stale tree of ours, full of links into the victim */
@@ -224,7 +225,7 @@ static void test_base_of_another_user(void **state)
 
 	(void)state;
 	if (geteuid() != 0)
-		skip();
+		t_skip_case("planting another user's tree needs chown (root)");
 	assert_int_equal(mkdir(base, 0700), 0);
 	pathf(p, sizeof(p), "%s/mlx4emu.99999999.theirs", base);
 	assert_int_equal(mkdir(p, 0755), 0);
@@ -369,5 +370,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	run = argv[1];
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

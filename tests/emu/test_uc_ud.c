@@ -7,6 +7,7 @@
 #include "emu_test.h"
 
 #include <string.h>
+#include "test_exit.h"
 
 static void test_uc(void **state)
 {
@@ -251,7 +252,7 @@ static void test_ud_ipoib_checksum(void **state)
 	uint32_t acc = 17 + (len - 24);
 
 	if (u->roce)
-		skip();	/* libmlx4 offers UD checksums over InfiniBand only */
+		t_skip_case("libmlx4 offers UD checksums over InfiniBand only");
 	for (int flags = 0; flags < 2; flags++) {
 		memset(&wr, 0, sizeof(wr));
 		wr.wr_id = 8;
@@ -295,5 +296,6 @@ int main(void)
 						ud_teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

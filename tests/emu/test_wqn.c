@@ -14,6 +14,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic"
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 #pragma GCC diagnostic pop
 
 struct wqn {
@@ -171,5 +172,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_range_rules, setup, teardown),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

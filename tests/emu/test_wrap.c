@@ -7,6 +7,7 @@
 #include "emu_test.h"
 
 #include <string.h>
+#include "test_exit.h"
 
 #define ACC (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE)
 
@@ -236,5 +237,6 @@ int main(void)
 		cmocka_unit_test(test_shared_cq_laps),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "test_exit.h"
 
 #define NSRQ 3
 #define MSG 512
@@ -81,38 +82,20 @@ static struct ibv_qp *create_ini(struct emu_env *e, struct ibv_cq *scq)
 	return ibv_create_qp_ex(e->ctx, &a);
 }
 
-/* The attribute masks of ibv_xsrq_pingpong: INIT, RTR, RTS. */
+/* The values of ibv_xsrq_pingpong: no reads or atomics either way, only
+ * the target QP open to remote writes and reads; the harness sends the
+ * masks the kernel requires of each XRC type. */
 static void to_rts(struct emu_env *e, struct ibv_qp *qp, uint32_t dest_qpn)
 {
-	bool tgt = qp->qp_type == IBV_QPT_XRC_RECV;
-	struct ibv_qp_attr a;
+	struct vx_qp_attrs a;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = e->port;
-	a.qp_access_flags = tgt ? IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ : 0;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				       IBV_QP_PORT | IBV_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.dest_qp_num = dest_qpn;
-	a.path_mtu = IBV_MTU_1024;
-	a.min_rnr_timer = 1;
-	a.ah_attr.dlid = e->port_attr.lid;
-	a.ah_attr.port_num = e->port;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				       IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				       (tgt ? IBV_QP_MAX_DEST_RD_ATOMIC |
-					IBV_QP_MIN_RNR_TIMER : 0)), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				       IBV_QP_SQ_PSN |
-				       (tgt ? 0 : IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-					IBV_QP_MAX_QP_RD_ATOMIC)), 0);
+	vx_qp_attrs_default(&a, e->port);
+	a.access = qp->qp_type == IBV_QPT_XRC_RECV ?
+		   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ : 0;
+	a.dest_qpn = dest_qpn;
+	a.max_dest_rd_atomic = 0;
+	a.max_rd_atomic = 0;
+	assert_int_equal(vx_qp_to_rts_loopback(e->ctx, qp, &a), 0);
 }
 
 static void xrc_open(struct xrc *x)
@@ -635,5 +618,6 @@ int main(void)
 		cmocka_unit_test(test_context_close_keeps_shared_qp),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

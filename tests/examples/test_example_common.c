@@ -26,6 +26,7 @@
 #include "latency.h"
 #include "options.h"
 #include "payload.h"
+#include "test_exit.h"
 
 static const struct ex_endpoint_info sample_info = {
 	.qpn = 0x123456,
@@ -442,5 +443,6 @@ int main(void)
 		cmocka_unit_test(exchange_barrier_names_itself_and_the_cause),
 	};
 
-	return cmocka_run_group_tests_name("example_common", tests, NULL, NULL);
+	t_run_group_tests_name("example_common", tests, NULL, NULL);
+	return t_exit();
 }

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 /* Untouched reserved bytes keep this filler, so a stray write shows. */
 #define FILL 0xa5
@@ -112,5 +113,6 @@ int main(void)
 		cmocka_unit_test(test_cqe_owner_and_opcode),
 	};
 
-	return cmocka_run_group_tests_name(TEST_GROUP_NAME, tests, NULL, NULL);
+	t_run_group_tests_name(TEST_GROUP_NAME, tests, NULL, NULL);
+	return t_exit();
 }

@@ -20,6 +20,7 @@
 #include <infiniband/mlx4dv.h>
 
 #include "host_rings.h"
+#include "test_exit.h"
 
 static uint8_t payload[64];
 
@@ -219,5 +220,6 @@ int main(void)
 		cmocka_unit_test(poll_sq_hands_back_the_cqe),
 	};
 
-	return cmocka_run_group_tests_name("header_debug_net", tests, NULL, NULL);
+	t_run_group_tests_name("header_debug_net", tests, NULL, NULL);
+	return t_exit();
 }

@@ -6,23 +6,15 @@
 #include <string.h>
 
 #include "emu_verbs.h"
+#include "verbs_env.h"
 
 int ev_open(struct ev_dev *d, size_t mem_len)
 {
-	struct ibv_device **list;
 	struct ibv_port_attr pa;
-	int n = 0;
 
 	memset(d, 0, sizeof(*d));
-	list = ibv_get_device_list(&n);
-	if (!list || n < 1) {
-		fprintf(stderr, "no RDMA device (run under mlx4emu-run)\n");
-		if (list)
-			ibv_free_device_list(list);
-		return ENODEV;
-	}
-	d->ctx = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
+	errno = 0;
+	d->ctx = vx_device_open(NULL, 0);
 	if (!d->ctx)
 		return errno ? errno : ENODEV;
 	d->pd = ibv_alloc_pd(d->ctx);
@@ -63,83 +55,29 @@ struct ibv_qp *ev_qp_create(struct ev_dev *d, enum ibv_qp_type type,
 			    uint32_t max_recv_wr, uint32_t max_sge,
 			    uint32_t max_inline)
 {
-	struct ibv_qp_init_attr a;
+	struct ibv_qp_cap cap = {
+		.max_send_wr = max_send_wr,
+		.max_recv_wr = srq ? 0 : max_recv_wr,
+		.max_send_sge = max_sge,
+		.max_recv_sge = srq ? 0 : max_sge,
+		.max_inline_data = max_inline,
+	};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_type = type;
-	a.send_cq = scq;
-	a.recv_cq = rcq;
-	a.srq = srq;
-	a.cap.max_send_wr = max_send_wr;
-	a.cap.max_recv_wr = srq ? 0 : max_recv_wr;
-	a.cap.max_send_sge = max_sge;
-	a.cap.max_recv_sge = srq ? 0 : max_sge;
-	a.cap.max_inline_data = max_inline;
-	return ibv_create_qp(d->pd, &a);
+	return vx_qp_create(d->pd, type, scq, rcq, srq, &cap);
 }
 
 int ev_qp_to_rts(struct ev_dev *d, struct ibv_qp *qp, uint32_t dest_qpn)
 {
-	struct ibv_qp_attr a;
-	int ud = qp->qp_type == IBV_QPT_UD, rc = qp->qp_type == IBV_QPT_RC;
-	int ret;
+	struct vx_qp_attrs a;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	if (ud) {
-		a.qkey = EV_QKEY;
-		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				    IBV_QP_PORT | IBV_QP_QKEY);
-	} else {
-		a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				    IBV_ACCESS_REMOTE_READ |
-				    (rc ? IBV_ACCESS_REMOTE_ATOMIC : 0);
-		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	}
-	if (ret)
-		return ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	if (ud) {
-		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE);
-	} else {
-		int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN;
-
-		a.path_mtu = IBV_MTU_1024;
-		a.dest_qp_num = dest_qpn;
-		a.ah_attr.port_num = 1;
-		a.ah_attr.dlid = d->lid;
-		if (d->is_eth) {
-			a.ah_attr.is_global = 1;
-			a.ah_attr.grh.dgid = d->gid;
-			a.ah_attr.grh.hop_limit = 1;
-		}
-		if (rc) {
-			a.max_dest_rd_atomic = 4;
-			a.min_rnr_timer = 1;
-			mask |= IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
-		}
-		ret = ibv_modify_qp(qp, &a, mask);
-	}
-	if (ret)
-		return ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	if (rc) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 4;
-		return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-	}
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	vx_qp_attrs_default(&a, 1);
+	a.qkey = EV_QKEY;
+	if (qp->qp_type != IBV_QPT_RC)
+		a.access &= ~(unsigned int)IBV_ACCESS_REMOTE_ATOMIC;
+	a.dest_qpn = dest_qpn;
+	if (qp->qp_type == IBV_QPT_UD)
+		return vx_qp_to_rts(qp, &a);
+	return vx_qp_to_rts_loopback(d->ctx, qp, &a);
 }
 
 int ev_ud_dest(struct ev_dev *d, struct mlx4dv_ud_av *av)

@@ -17,6 +17,7 @@
 
 #include "host_rings.h"
 #include "../harness/wc_poll.h"
+#include "test_exit.h"
 
 /* A send ring whose bytes and state must not change across a refusal. */
 struct frozen_sq {
@@ -420,5 +421,6 @@ int main(void)
 		cmocka_unit_test(test_bad_syndrome_unknown),
 	};
 
-	return cmocka_run_group_tests_name("reliability_bad_inputs", tests, NULL, NULL);
+	t_run_group_tests_name("reliability_bad_inputs", tests, NULL, NULL);
+	return t_exit();
 }

@@ -22,6 +22,7 @@
 #include "emu_verbs.h"
 #include "host_rings.h"
 #include "../harness/wc_poll.h"
+#include "test_exit.h"
 
 static struct mlx4emu_ctl ctl;
 
@@ -388,6 +389,6 @@ int main(void)
 		cmocka_unit_test(test_inline_padding_is_not_a_segment),
 	};
 
-	return cmocka_run_group_tests_name("reliability_bad_inputs_device", tests,
-					   group_setup, NULL);
+	t_run_group_tests_name("reliability_bad_inputs_device", tests, group_setup, NULL);
+	return t_exit();
 }

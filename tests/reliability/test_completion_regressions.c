@@ -17,6 +17,7 @@
 
 #include "host_rings.h"
 #include "../harness/wc_poll.h"
+#include "test_exit.h"
 
 #define QPN 0x4a
 
@@ -388,5 +389,6 @@ int main(void)
 		cmocka_unit_test(test_rq_full),
 	};
 
-	return cmocka_run_group_tests_name("reliability_completion", tests, NULL, NULL);
+	t_run_group_tests_name("reliability_completion", tests, NULL, NULL);
+	return t_exit();
 }

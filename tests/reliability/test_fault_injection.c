@@ -29,6 +29,7 @@
 #include "mlx4emu_ctl.h"
 #include "emu_verbs.h"
 #include "../harness/wc_poll.h"
+#include "test_exit.h"
 
 #define NWR 12
 #define NRECV_A 3
@@ -358,6 +359,6 @@ int main(void)
 		cmocka_unit_test(test_cq_overrun_loses_nothing_silently),
 	};
 
-	return cmocka_run_group_tests_name("reliability_faults", tests,
-					   group_setup, group_teardown);
+	t_run_group_tests_name("reliability_faults", tests, group_setup, group_teardown);
+	return t_exit();
 }

@@ -19,6 +19,7 @@ extern "C" {
 
 #include <infiniband/mlx4dv.h>
 #include "../harness/wc_poll.h"
+#include "test_exit.h"
 
 namespace {
 
@@ -143,5 +144,6 @@ int main()
 		cmocka_unit_test(test_header_builds_as_cxx),
 	};
 
-	return cmocka_run_group_tests_name("reliability_cxx", tests, nullptr, nullptr);
+	t_run_group_tests_name("reliability_cxx", tests, nullptr, nullptr);
+	return t_exit();
 }

@@ -25,6 +25,7 @@
 
 #include "host_rings.h"
 #include "../harness/wc_poll.h"
+#include "test_exit.h"
 
 static void test_header_pedantic(void **state)
 {
@@ -100,5 +101,6 @@ int main(void)
 		cmocka_unit_test(test_header_pedantic),
 	};
 
-	return cmocka_run_group_tests_name("reliability_pedantic", tests, NULL, NULL);
+	t_run_group_tests_name("reliability_pedantic", tests, NULL, NULL);
+	return t_exit();
 }

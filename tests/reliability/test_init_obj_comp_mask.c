@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "emu_verbs.h"
+#include "test_exit.h"
 
 typedef int (*init_obj_fn)(struct mlx4dv_obj *, uint64_t);
 
@@ -190,5 +191,6 @@ int main(void)
 		cmocka_unit_test(test_init_obj_comp_mask_is_input),
 	};
 
-	return cmocka_run_group_tests_name("reliability_init_obj", tests, NULL, NULL);
+	t_run_group_tests_name("reliability_init_obj", tests, NULL, NULL);
+	return t_exit();
 }

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "host_rings.h"
+#include "test_exit.h"
 
 enum { SQ_CNT = 64, SQ_SHIFT = 6 };
 
@@ -261,6 +262,6 @@ int main(void)
 		cmocka_unit_test(test_srq_at_the_end),
 	};
 
-	return cmocka_run_group_tests_name("reliability_reservation_edges", tests,
-					   NULL, NULL);
+	t_run_group_tests_name("reliability_reservation_edges", tests, NULL, NULL);
+	return t_exit();
 }

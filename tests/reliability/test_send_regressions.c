@@ -17,6 +17,7 @@
 #include "host_rings.h"
 #include "store_trace.h"
 #include "../harness/wc_poll.h"
+#include "test_exit.h"
 
 #define RING_BYTES(h) ((h)->sq.wqe_cnt << (h)->sq.wqe_shift)
 
@@ -243,7 +244,7 @@ static void test_byte_count_written_last(void **state)
 
 	(void)state;
 	if (!store_trace_supported())
-		skip();
+		t_skip_case("no store trace on this machine");
 	host_sq_init(&h, 64, 6, IBV_QPT_RC, 63); /* WQE wraps the ring end */
 	for (i = 0; i < 6; i++) {
 		sg[i].addr = 0x10000ull * (i + 1);
@@ -343,7 +344,7 @@ static void test_first_word_of_chunk_written_last(void **state)
 
 	(void)state;
 	if (!store_trace_supported())
-		skip();
+		t_skip_case("no store trace on this machine");
 	memset(&av, 0, sizeof(av));
 	fill_pattern(payload, sizeof(payload), 5);
 	for (i = 0; i < 12; i++) {
@@ -598,5 +599,6 @@ int main(void)
 		cmocka_unit_test(test_wqe_index_16bit_wrap_unsignaled),
 	};
 
-	return cmocka_run_group_tests_name("reliability_send", tests, NULL, NULL);
+	t_run_group_tests_name("reliability_send", tests, NULL, NULL);
+	return t_exit();
 }

@@ -20,6 +20,7 @@
 #include <infiniband/mlx4dv.h>
 
 #include "host_rings.h"
+#include "test_exit.h"
 
 struct frozen {
 	struct host_sq h;
@@ -267,6 +268,6 @@ int main(void)
 		cmocka_unit_test(test_srq_index_is_free_walk),
 	};
 
-	return cmocka_run_group_tests_name("reliability_silent_misuse", tests,
-					   NULL, NULL);
+	t_run_group_tests_name("reliability_silent_misuse", tests, NULL, NULL);
+	return t_exit();
 }

@@ -9,6 +9,7 @@
  * of the ring, and the whole ring is compared.
  */
 #include "send_test_util.h"
+#include "test_exit.h"
 
 enum { LKEY = 0x11223344, RKEY = 0x55667788 };
 
@@ -443,5 +444,6 @@ int main(void)
 		cmocka_unit_test(test_fast_path_same_bytes),
 	};
 
-	return cmocka_run_group_tests_name("send_batch", tests, NULL, NULL);
+	t_run_group_tests_name("send_batch", tests, NULL, NULL);
+	return t_exit();
 }

@@ -8,6 +8,7 @@
  * mlx4dv_sq_write_rdma_write() (whose bytes tests/send checks against libmlx4's).
  */
 #include "send_test_util.h"
+#include "test_exit.h"
 
 enum { LKEY = 0x01020304, RKEY = 0x0a0b0c0d, LEN = 512 };
 
@@ -136,5 +137,6 @@ int main(void)
 		cmocka_unit_test(test_flags_refused),
 	};
 
-	return cmocka_run_group_tests_name("send_batch_flags", tests, NULL, NULL);
+	t_run_group_tests_name("send_batch_flags", tests, NULL, NULL);
+	return t_exit();
 }

@@ -9,6 +9,7 @@
  * big-endian, so bit 31 is 0x80 of byte 0 (4), 30 is 0x40, 29 is 0x20.
  */
 #include "send_test_util.h"
+#include "test_exit.h"
 
 static void bind_flags(uint32_t access, uint32_t mw_type, uint8_t want_flags1,
 		       uint8_t want_flags2)
@@ -60,5 +61,6 @@ int main(void)
 		cmocka_unit_test(test_type2_and_zero_based_apart),
 	};
 
-	return cmocka_run_group_tests_name("send_bind_bits", tests, NULL, NULL);
+	t_run_group_tests_name("send_bind_bits", tests, NULL, NULL);
+	return t_exit();
 }

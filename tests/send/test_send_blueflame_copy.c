@@ -13,6 +13,7 @@
  *   4..7   QPN 0x123456 | fence 0x40 | ds 3
  */
 #include "send_test_util.h"
+#include "test_exit.h"
 
 enum { BUF = 512 };
 
@@ -73,5 +74,6 @@ int main(void)
 		cmocka_unit_test(test_word1_counter_and_toggle),
 	};
 
-	return cmocka_run_group_tests_name("send_blueflame_copy", tests, NULL, NULL);
+	t_run_group_tests_name("send_blueflame_copy", tests, NULL, NULL);
+	return t_exit();
 }

@@ -42,6 +42,7 @@
 
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
+#include "test_exit.h"
 
 enum { MEM = 1 << 16, REMOTE_OFF = 32768, SEND_WR = 256, MAX_SGE = 4,
        MAX_INLINE = 220 };
@@ -644,24 +645,24 @@ int main(int argc, char **argv)
 
 	if (!strcmp(t, "rc") || !strcmp(t, "uc")) {
 		g_type = t[0] == 'r' ? IBV_QPT_RC : IBV_QPT_UC;
-		if (g_type == IBV_QPT_RC)
-			return cmocka_run_group_tests_name("send_diff_forms_rc", rc,
-							   setup, teardown);
 		/* UC: no atomics (the third entry) */
 		const struct CMUnitTest uc[] = { rc[0], rc[1], rc[3] };
 
-		return cmocka_run_group_tests_name("send_diff_forms_uc", uc, setup,
-						   teardown);
+		if (g_type == IBV_QPT_RC)
+			t_run_group_tests_name("send_diff_forms_rc", rc, setup, teardown);
+		else
+			t_run_group_tests_name("send_diff_forms_uc", uc, setup, teardown);
+		return t_exit();
 	}
 	if (!strcmp(t, "ud")) {
 		g_type = IBV_QPT_UD;
-		return cmocka_run_group_tests_name("send_diff_forms_ud", ud, setup,
-						   teardown);
+		t_run_group_tests_name("send_diff_forms_ud", ud, setup, teardown);
+		return t_exit();
 	}
 	if (!strcmp(t, "raw")) {
 		g_type = IBV_QPT_RAW_PACKET;
-		return cmocka_run_group_tests_name("send_diff_forms_raw", raw, setup,
-						   teardown);
+		t_run_group_tests_name("send_diff_forms_raw", raw, setup, teardown);
+		return t_exit();
 	}
 	fprintf(stderr, "usage: %s rc|uc|ud|raw\n", argv[0]);
 	return 2;

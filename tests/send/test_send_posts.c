@@ -9,6 +9,7 @@
  * the ring and the counters exactly as they were.
  */
 #include "send_test_util.h"
+#include "test_exit.h"
 
 static struct test_sq t;
 static uint8_t *want;
@@ -755,5 +756,6 @@ int main(void)
 		cmocka_unit_test(test_refused_for_room_keeps_wrid),
 	};
 
-	return cmocka_run_group_tests_name("send_posts", tests, NULL, NULL);
+	t_run_group_tests_name("send_posts", tests, NULL, NULL);
+	return t_exit();
 }

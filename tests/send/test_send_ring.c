@@ -9,6 +9,7 @@
  * so every byte of the ring is checked.
  */
 #include "send_test_util.h"
+#include "test_exit.h"
 
 /* Snapshot, post, and compare the whole ring with snapshot + pieces. */
 struct ring_check {
@@ -587,5 +588,6 @@ int main(void)
 		cmocka_unit_test(test_full_ring),
 	};
 
-	return cmocka_run_group_tests_name("send_ring", tests, NULL, NULL);
+	t_run_group_tests_name("send_ring", tests, NULL, NULL);
+	return t_exit();
 }

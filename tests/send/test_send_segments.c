@@ -8,6 +8,7 @@
  * shows.
  */
 #include "send_test_util.h"
+#include "test_exit.h"
 
 #define FILL 0xa5
 
@@ -465,5 +466,6 @@ int main(void)
 		cmocka_unit_test(test_inline_ds_formula),
 	};
 
-	return cmocka_run_group_tests_name("send_segments", tests, NULL, NULL);
+	t_run_group_tests_name("send_segments", tests, NULL, NULL);
+	return t_exit();
 }

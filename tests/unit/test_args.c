@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 #define POISON 0xa5
 
@@ -153,5 +154,6 @@ int main(void)
 		cmocka_unit_test(release_accepts_null_and_repeats),
 	};
 
-	return cmocka_run_group_tests_name("unit_args", tests, NULL, NULL);
+	t_run_group_tests_name("unit_args", tests, NULL, NULL);
+	return t_exit();
 }

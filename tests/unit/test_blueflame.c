@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 enum { NQP = 9 };
 
@@ -148,10 +149,8 @@ static void layout_override(void **state)
 	struct mlx4dv_sq_ring a, b, c, d;
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 
-	if (!f->expect_bf) {
-		skip();
-		return;
-	}
+	if (!f->expect_bf)
+		t_skip_case("the device has no BlueFlame registers");
 	assert_int_equal(mlx4dv_set_blueflame_layout(f->dev->ctx, 1024, 4), 0);
 	assert_int_equal(mlx4dv_sq_ring_init(&a, f->qp[0], MLX4DV_RING_INIT_BLUEFLAME), 0);
 	assert_int_equal(mlx4dv_sq_ring_init(&b, f->qp[1], MLX4DV_RING_INIT_BLUEFLAME), 0);
@@ -187,10 +186,8 @@ static void one_mapping_per_context(void **state)
 	struct mlx4dv_sq_ring a, b;
 	int base;
 
-	if (!f->expect_bf) {
-		skip();
-		return;
-	}
+	if (!f->expect_bf)
+		t_skip_case("the device has no BlueFlame registers");
 	other = unit_dev_open();
 	assert_non_null(other);
 	cq = ibv_create_cq(other->ctx, 7, NULL, NULL, 0);
@@ -358,5 +355,6 @@ int main(void)
 		cmocka_unit_test(concurrent_acquire),
 	};
 
-	return cmocka_run_group_tests_name("unit_blueflame", tests, setup, teardown);
+	t_run_group_tests_name("unit_blueflame", tests, setup, teardown);
+	return t_exit();
 }

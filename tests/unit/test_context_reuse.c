@@ -30,6 +30,7 @@
 
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
+#include "test_exit.h"
 
 static struct mlx4emu_ctl ctl;
 
@@ -195,7 +196,7 @@ static void test_reopened_context_gets_default_layout(void **state)
 	if (!reused) {
 		print_message("no context came back at a closed one's address and fd in %d rounds\n",
 			      MAX_TRIES);
-		skip();
+		t_skip_case("no context reused a closed one's address and fd");
 	}
 	print_message("%d contexts at the address and fd of the one closed before them\n",
 		      reused);
@@ -224,7 +225,7 @@ static void test_reopened_context_gets_its_own_page(void **state)
 		/* e.g. a sanitizer's quarantine keeps freed memory out of use */
 		print_message("no context came back at a closed one's address in %d rounds\n",
 			      MAX_TRIES);
-		skip();
+		t_skip_case("no context reused a closed one's address");
 	}
 	print_message("%d contexts at the address of the one closed before them\n", reused);
 }
@@ -236,5 +237,6 @@ int main(void)
 		cmocka_unit_test(test_reopened_context_gets_default_layout),
 	};
 
-	return cmocka_run_group_tests_name("unit_context_reuse", tests, NULL, NULL);
+	t_run_group_tests_name("unit_context_reuse", tests, NULL, NULL);
+	return t_exit();
 }

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 enum { BEFORE = 58, AFTER = 40, SPIN_LIMIT = 20000000 };
 
@@ -193,5 +194,6 @@ int main(void)
 		cmocka_unit_test(resize_refusals),
 	};
 
-	return cmocka_run_group_tests_name("unit_cq_resize", tests, NULL, NULL);
+	t_run_group_tests_name("unit_cq_resize", tests, NULL, NULL);
+	return t_exit();
 }

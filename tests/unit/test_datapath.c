@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 enum { MSG = 48, ROUNDS = 40, SPIN_LIMIT = 20000000 };
 
@@ -219,5 +220,6 @@ int main(void)
 		cmocka_unit_test(srq_receives),
 	};
 
-	return cmocka_run_group_tests_name("unit_datapath", tests, NULL, NULL);
+	t_run_group_tests_name("unit_datapath", tests, NULL, NULL);
+	return t_exit();
 }

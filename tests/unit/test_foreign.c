@@ -21,6 +21,7 @@
 #include <infiniband/mlx4dv.h>
 
 #include "internal.h"
+#include "test_exit.h"
 
 struct fake {
 	char dir[64];
@@ -231,5 +232,6 @@ int main(void)
 		cmocka_unit_test(modalias_table),
 	};
 
-	return cmocka_run_group_tests_name("unit_foreign", tests, NULL, NULL);
+	t_run_group_tests_name("unit_foreign", tests, NULL, NULL);
+	return t_exit();
 }

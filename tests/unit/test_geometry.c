@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 enum { MSG = 40, ROUNDS = 12, SPIN_LIMIT = 20000000 };
 
@@ -225,5 +226,6 @@ int main(void)
 		cmocka_unit_test(srq_wqe_count_is_libmlx4s),
 	};
 
-	return cmocka_run_group_tests_name("unit_geometry", tests, NULL, NULL);
+	t_run_group_tests_name("unit_geometry", tests, NULL, NULL);
+	return t_exit();
 }

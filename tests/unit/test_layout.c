@@ -14,6 +14,7 @@
 #include <infiniband/mlx4dv.h>
 
 #include "internal.h"
+#include "test_exit.h"
 
 static uint8_t buffer[1 << 16];
 static __be32 records[2];
@@ -190,5 +191,6 @@ int main(void)
 		cmocka_unit_test(sq_limits_within_63_ds),
 	};
 
-	return cmocka_run_group_tests_name("unit_layout", tests, NULL, NULL);
+	t_run_group_tests_name("unit_layout", tests, NULL, NULL);
+	return t_exit();
 }

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 enum { ROUNDS = 20, SPIN_LIMIT = 20000000 };
 
@@ -243,5 +244,6 @@ int main(void)
 		cmocka_unit_test(batch_signals_last_wqe),
 	};
 
-	return cmocka_run_group_tests_name("unit_lean_ops", tests, NULL, NULL);
+	t_run_group_tests_name("unit_lean_ops", tests, NULL, NULL);
+	return t_exit();
 }

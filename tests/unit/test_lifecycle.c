@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 enum { ROUNDS = 12 };
 
@@ -87,5 +88,6 @@ int main(void)
 		cmocka_unit_test(cycles_leave_nothing_behind),
 	};
 
-	return cmocka_run_group_tests_name("unit_lifecycle", tests, NULL, NULL);
+	t_run_group_tests_name("unit_lifecycle", tests, NULL, NULL);
+	return t_exit();
 }

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 enum skew { SKEW_NONE, SKEW_SEND_WR, SKEW_SEND_SGE, SKEW_INLINE, SKEW_FAIL };
 
@@ -129,5 +130,6 @@ int main(void)
 		cmocka_unit_test(test_unanswered_query),
 	};
 
-	return cmocka_run_group_tests_name("unit_limits_cross_check", tests, NULL, NULL);
+	t_run_group_tests_name("unit_limits_cross_check", tests, NULL, NULL);
+	return t_exit();
 }

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 struct fixture {
 	struct unit_dev	*dev;
@@ -508,5 +509,6 @@ int main(void)
 		cmocka_unit_test(ring_stamped_follows_the_ring),
 	};
 
-	return cmocka_run_group_tests_name("unit_rings", tests, setup, teardown);
+	t_run_group_tests_name("unit_rings", tests, setup, teardown);
+	return t_exit();
 }

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 enum { MSG = 200, SPIN_LIMIT = 20000000 };
 
@@ -170,5 +171,6 @@ int main(void)
 		cmocka_unit_test(rc_send_through_handles),
 	};
 
-	return cmocka_run_group_tests_name("unit_roundtrip", tests, NULL, NULL);
+	t_run_group_tests_name("unit_roundtrip", tests, NULL, NULL);
+	return t_exit();
 }

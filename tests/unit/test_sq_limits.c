@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "test_exit.h"
 
 enum { RING_BYTES = 64 * 1024, MAX_ENTRIES = 130 };
 
@@ -181,5 +182,6 @@ int main(void)
 		cmocka_unit_test(test_max_inline_one_buffer),
 	};
 
-	return cmocka_run_group_tests_name("unit_sq_limits", tests, NULL, NULL);
+	t_run_group_tests_name("unit_sq_limits", tests, NULL, NULL);
+	return t_exit();
 }

@@ -20,6 +20,8 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "verbs_env.h"
+#include "test_exit.h"
 
 enum { QKEY = 0x11111111, MSG = 32, SPIN_LIMIT = 20000000 };
 
@@ -183,19 +185,11 @@ static void pd_numbers_differ(void **state)
 
 static void ud_to_rts(struct ibv_qp *qp, uint8_t port)
 {
-	struct ibv_qp_attr a;
+	struct vx_qp_attrs a;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = port;
+	vx_qp_attrs_default(&a, port);
 	a.qkey = QKEY;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-				       IBV_QP_PORT | IBV_QP_QKEY), 0);
-	a.qp_state = IBV_QPS_RTR;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE), 0);
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN), 0);
+	assert_int_equal(vx_qp_to_rts(qp, &a), 0);
 }
 
 /* A UD SEND through the handle with the AH's destination arrives. */
@@ -281,5 +275,6 @@ int main(void)
 		cmocka_unit_test(ud_send_with_av_from_ah),
 	};
 
-	return cmocka_run_group_tests_name("unit_ud_av", tests, NULL, NULL);
+	t_run_group_tests_name("unit_ud_av", tests, NULL, NULL);
+	return t_exit();
 }

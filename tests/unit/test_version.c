@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include <infiniband/mlx4dv.h>
+#include "test_exit.h"
 
 static void header_macros_equal_project_version(void **state)
 {
@@ -55,5 +56,6 @@ int main(void)
 		cmocka_unit_test(version_string_matches_project),
 	};
 
-	return cmocka_run_group_tests_name("unit_version", tests, NULL, NULL);
+	t_run_group_tests_name("unit_version", tests, NULL, NULL);
+	return t_exit();
 }

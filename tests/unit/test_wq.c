@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "unit_device.h"
+#include "test_exit.h"
 
 struct fixture {
 	struct unit_dev		*dev;
@@ -160,5 +161,6 @@ int main(void)
 		cmocka_unit_test(rss_qp_has_no_queues),
 	};
 
-	return cmocka_run_group_tests_name("unit_wq", tests, setup, teardown);
+	t_run_group_tests_name("unit_wq", tests, setup, teardown);
+	return t_exit();
 }

@@ -7,45 +7,26 @@
 #include <string.h>
 
 #include "unit_device.h"
+#include "verbs_env.h"
 
 struct unit_dev *unit_dev_open(void)
 {
-	struct ibv_device **list;
-	struct ibv_port_attr pa;
-	struct unit_dev *d;
-	int n = 0;
+	struct unit_dev *d = calloc(1, sizeof(*d));
+	struct vx_env e;
 
-	list = ibv_get_device_list(&n);
-	if (!list)
+	if (!d)
 		return NULL;
-	d = calloc(1, sizeof(*d));
-	if (!d || n < 1)
-		goto fail;
-	d->ctx = ibv_open_device(list[0]);
-	if (!d->ctx)
-		goto fail;
-	d->pd = ibv_alloc_pd(d->ctx);
-	if (!d->pd)
-		goto fail;
-	d->port = 1;
-	if (ibv_query_port(d->ctx, d->port, &pa))
-		goto fail;
-	d->lid = pa.lid;
-	d->link_layer = pa.link_layer;
-	if (ibv_query_gid(d->ctx, d->port, 0, &d->gid))
-		goto fail;
-	ibv_free_device_list(list);
-	return d;
-fail:
-	if (d) {
-		if (d->pd)
-			ibv_dealloc_pd(d->pd);
-		if (d->ctx)
-			ibv_close_device(d->ctx);
+	if (vx_env_open(&e, NULL, 0, 1)) {
 		free(d);
+		return NULL;
 	}
-	ibv_free_device_list(list);
-	return NULL;
+	d->ctx = e.ctx;
+	d->pd = e.pd;
+	d->port = e.port;
+	d->lid = e.port_attr.lid;
+	d->link_layer = e.port_attr.link_layer;
+	d->gid = e.gid;
+	return d;
 }
 
 void unit_dev_close(struct unit_dev *d)
@@ -90,73 +71,20 @@ struct ibv_qp *unit_qp_create(struct unit_dev *d, enum ibv_qp_type type,
 			      struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
 			      struct ibv_srq *srq, const struct ibv_qp_cap *cap)
 {
-	struct ibv_qp_init_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.qp_type = type;
-	attr.send_cq = send_cq;
-	attr.recv_cq = recv_cq;
-	attr.srq = srq;
-	attr.cap = *cap;
-	return ibv_create_qp(d->pd, &attr);
+	return vx_qp_create(d->pd, type, send_cq, recv_cq, srq, cap);
 }
 
 int unit_qp_connect(struct unit_dev *d, struct ibv_qp *qp, uint32_t dest_qpn)
 {
-	struct ibv_qp_attr a;
-	int ret;
+	struct vx_qp_attrs a;
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.pkey_index = 0;
-	a.port_num = d->port;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
-	ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
-			    IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (ret)
-		return ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = dest_qpn;
-	a.rq_psn = 0;
-	a.ah_attr.port_num = d->port;
-	a.ah_attr.dlid = d->lid;
-	if (d->link_layer == IBV_LINK_LAYER_ETHERNET) {
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = d->gid;
-		a.ah_attr.grh.hop_limit = 1;
-	}
-	if (qp->qp_type == IBV_QPT_RC) {
-		a.max_dest_rd_atomic = 1;
-		a.min_rnr_timer = 1;
-		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				    IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				    IBV_QP_MIN_RNR_TIMER);
-	} else {
-		ret = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV |
-				    IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				    IBV_QP_RQ_PSN);
-	}
-	if (ret)
-		return ret;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (qp->qp_type == IBV_QPT_RC) {
-		a.timeout = 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 1;
-		return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN |
-				     IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				     IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
-	}
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN);
+	vx_qp_attrs_default(&a, d->port);
+	a.access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		   IBV_ACCESS_REMOTE_READ;
+	a.dest_qpn = dest_qpn;
+	a.max_dest_rd_atomic = 1;
+	a.max_rd_atomic = 1;
+	return vx_qp_to_rts_loopback(d->ctx, qp, &a);
 }
 
 /* Shared mappings only: UAR and BlueFlame pages are MAP_SHARED, while

@@ -37,6 +37,7 @@
 #include "exchange.h"
 #include "peer_io.h"
 #include "peer_side.h"
+#include "verbs_env.h"
 
 #define PROG "eth_pair"
 
@@ -101,16 +102,13 @@ static int port_mac(struct side *s)
 
 static int to_rts(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1 };
+	struct vx_qp_attrs a;
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PORT))
-		return peer_fail(PROG, "modify to INIT");
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return peer_fail(PROG, "modify to RTR");
-	a.qp_state = IBV_QPS_RTS;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return peer_fail(PROG, "modify to RTS");
+	vx_qp_attrs_default(&a, 1);
+	if (vx_qp_to_rts(qp, &a)) {
+		fprintf(stderr, "%s: the raw packet QP did not reach RTS\n", PROG);
+		return -1;
+	}
 	return 0;
 }
 

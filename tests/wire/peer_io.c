@@ -32,13 +32,18 @@ int peer_write(const char *prog, int fd, const void *p, size_t n)
 
 int peer_read(const char *prog, int fd, void *p, size_t n)
 {
+	return peer_read_within(prog, fd, p, n, PEER_WAIT_MS);
+}
+
+int peer_read_within(const char *prog, int fd, void *p, size_t n, int wait_ms)
+{
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	size_t got = 0;
 
 	while (got < n) {
 		ssize_t r;
 
-		if (poll(&pfd, 1, PEER_WAIT_MS) != 1) {
+		if (poll(&pfd, 1, wait_ms) != 1) {
 			fprintf(stderr, "%s: the peer is silent\n", prog);
 			return -1;
 		}

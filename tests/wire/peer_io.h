@@ -18,6 +18,9 @@ int peer_fail(const char *prog, const char *what);
 int peer_write(const char *prog, int fd, const void *p, size_t n);
 /* n bytes, each read within PEER_WAIT_MS */
 int peer_read(const char *prog, int fd, void *p, size_t n);
+/* The same, each read within wait_ms: for a peer that works a while
+ * between two messages. */
+int peer_read_within(const char *prog, int fd, void *p, size_t n, int wait_ms);
 /* One successful CQE from cq within PEER_WAIT_MS. */
 int peer_poll_one(const char *prog, struct ibv_cq *cq, struct ibv_wc *wc);
 

@@ -8,22 +8,14 @@
 #include <string.h>
 
 #include "peer_io.h"
+#include "verbs_env.h"
 
 struct ibv_context *peer_open_device(const char *prog, struct ibv_port_attr *port)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx;
+	struct ibv_context *ctx = vx_device_open(NULL, 0);
 
-	if (!list || !list[0]) {
-		fprintf(stderr, "%s: no device\n", prog);
-		if (list)
-			ibv_free_device_list(list);
-		return NULL;
-	}
-	ctx = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
 	if (!ctx) {
-		peer_fail(prog, "ibv_open_device");
+		fprintf(stderr, "%s: no device\n", prog);
 		return NULL;
 	}
 	if (port && ibv_query_port(ctx, 1, port)) {

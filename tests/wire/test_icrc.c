@@ -15,6 +15,7 @@
 
 #include "wire/icrc.h"
 #include "wire/roce.h"
+#include "test_exit.h"
 
 /* reflected CRC-32, polynomial 0xedb88320, no inversions */
 static uint32_t crc_bitwise(uint32_t crc, const uint8_t *p, size_t n)
@@ -117,5 +118,6 @@ int main(void)
 		cmocka_unit_test(test_bth_layout),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

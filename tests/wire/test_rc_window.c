@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "transport/rc_window.h"
+#include "test_exit.h"
 
 static void test_starts_at_256(void **state)
 {
@@ -123,5 +124,6 @@ int main(void)
 		cmocka_unit_test(test_halves_from_the_top),
 	};
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	t_run_group_tests(tests, NULL, NULL);
+	return t_exit();
 }

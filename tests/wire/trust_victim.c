@@ -48,6 +48,7 @@
 #include "mlx4emu_ctl.h"
 #include "peer_io.h"
 #include "peer_side.h"
+#include "verbs_env.h"
 
 #define PROG "trust_victim"
 #define BUF_BYTES (64 * 1024)
@@ -161,45 +162,18 @@ static void open_end(struct end *e, uint32_t psn_seed, size_t bytes)
 
 static void connect_end(struct end *e, const struct info *peer)
 {
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT,
-		.port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				   IBV_ACCESS_REMOTE_ATOMIC,
-	};
+	struct vx_qp_attrs a;
 
-	if (ibv_modify_qp(e->q.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
-		DIE("INIT");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = peer->qpn;
+	vx_qp_attrs_default(&a, 1);
+	a.access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+		   IBV_ACCESS_REMOTE_ATOMIC;
+	a.dest_qpn = peer->qpn;
 	a.rq_psn = peer->psn;
-	a.max_dest_rd_atomic = 4;
-	a.min_rnr_timer = 12;
-	a.ah_attr.dlid = (uint16_t)peer->lid;
-	a.ah_attr.port_num = 1;
-	if (gidx >= 0) {
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.hop_limit = 1;
-		a.ah_attr.grh.sgid_index = (uint8_t)gidx;
-		memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
-	}
-	if (ibv_modify_qp(e->q.qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
-		DIE("RTR");
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = e->me.psn;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
-	if (ibv_modify_qp(e->q.qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC))
-		DIE("RTS");
+	a.min_rnr_timer = 12;
+	vx_peer_ah(&a.ah, 1, (uint16_t)peer->lid, gidx, peer->gid);
+	if (vx_qp_to_rts(e->q.qp, &a))
+		DIE("connect the QP");
 	e->sq_psn = e->me.psn;
 }
 

@@ -33,6 +33,7 @@
 #include "exchange.h"
 #include "peer_io.h"
 #include "peer_side.h"
+#include "verbs_env.h"
 
 #define PROG "ud_mcast"
 
@@ -65,18 +66,14 @@ static void fill(uint8_t *p, uint32_t seq)
 
 static int to_rts(struct ibv_qp *qp)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = QKEY };
+	struct vx_qp_attrs a;
 
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_QKEY))
-		return peer_fail(PROG, "modify to INIT");
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		return peer_fail(PROG, "modify to RTR");
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		return peer_fail(PROG, "modify to RTS");
+	vx_qp_attrs_default(&a, 1);
+	a.qkey = QKEY;
+	if (vx_qp_to_rts(qp, &a)) {
+		fprintf(stderr, "%s: the UD QP did not reach RTS\n", PROG);
+		return -1;
+	}
 	return 0;
 }
 

@@ -27,6 +27,7 @@
 #include "wire/icrc.h"
 #include "wire/identity.h"
 #include "wire/roce.h"
+#include "verbs_env.h"
 
 #define QKEY 0x11223344u
 #define RECV_WQES 4
@@ -142,8 +143,9 @@ int main(void)
 	struct ibv_qp_init_attr init = { .qp_type = IBV_QPT_UD,
 					 .cap = { .max_send_wr = 1, .max_recv_wr = RECV_WQES,
 						  .max_send_sge = 1, .max_recv_sge = 1 } };
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT, .port_num = 1, .qkey = QKEY };
 	struct ibv_qp_init_attr got_init;
+	struct vx_qp_attrs ud;
+	struct ibv_qp_attr a;
 	struct ibv_port_attr port;
 	struct passwd *pw;
 	struct ibv_wc wc;
@@ -167,16 +169,10 @@ int main(void)
 	cq = mr ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
 	init.send_cq = init.recv_cq = cq;
 	qp = cq ? ibv_create_qp(pd, &init) : NULL;
-	if (!qp || ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				 IBV_QP_QKEY))
-		FAIL("UD QP");
-	a.qp_state = IBV_QPS_RTR;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE))
-		FAIL("RTR");
-	a.qp_state = IBV_QPS_RTS;
-	a.sq_psn = 0;
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN))
-		FAIL("RTS");
+	vx_qp_attrs_default(&ud, 1);
+	ud.qkey = QKEY;
+	if (!qp || vx_qp_to_rts(qp, &ud))
+		FAIL("UD QP in RTS");
 	for (unsigned i = 0; i < RECV_WQES; i++) {
 		struct ibv_sge sge = { (uintptr_t)buf[i], WQE_BYTES, mr->lkey };
 		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* The tests' verbs environment (see verbs_env.h). */
+#include "verbs_env.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+struct ibv_context *vx_device_open(const char *name, int index)
+{
+	struct ibv_device **list;
+	struct ibv_context *ctx = NULL;
+	int n = 0;
+
+	list = ibv_get_device_list(&n);
+	if (!list) {
+		fprintf(stderr, "ibv_get_device_list: %s\n", strerror(errno));
+		return NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		if (name ? strcmp(ibv_get_device_name(list[i]), name) != 0 : i != index)
+			continue;
+		ctx = ibv_open_device(list[i]);
+		if (!ctx)
+			fprintf(stderr, "ibv_open_device %s: %s\n",
+				ibv_get_device_name(list[i]), strerror(errno));
+		ibv_free_device_list(list);
+		return ctx;
+	}
+	ibv_free_device_list(list);
+	if (name)
+		fprintf(stderr, "no RDMA device %s (run under mlx4emu-run)\n", name);
+	else
+		fprintf(stderr, "no RDMA device #%d (run under mlx4emu-run)\n", index);
+	errno = ENODEV;
+	return NULL;
+}
+
+static int errno_or(int fallback)
+{
+	return errno ? errno : fallback;
+}
+
+int vx_env_open(struct vx_env *e, const char *name, int index, uint8_t port)
+{
+	int ret;
+
+	memset(e, 0, sizeof(*e));
+	e->port = port;
+	errno = 0;
+	e->ctx = vx_device_open(name, index);
+	if (!e->ctx)
+		return errno_or(ENODEV);
+	e->pd = ibv_alloc_pd(e->ctx);
+	if (!e->pd) {
+		ret = errno_or(ENOMEM);
+		fprintf(stderr, "ibv_alloc_pd: %s\n", strerror(ret));
+		goto close;
+	}
+	ret = ibv_query_port(e->ctx, port, &e->port_attr);
+	if (ret == 0)
+		ret = ibv_query_gid(e->ctx, port, 0, &e->gid);
+	if (ret == 0)
+		return 0;
+	ret = ret > 0 ? ret : errno_or(EIO);
+	fprintf(stderr, "port %u of %s: %s\n", port,
+		ibv_get_device_name(e->ctx->device), strerror(ret));
+	ibv_dealloc_pd(e->pd);
+close:
+	ibv_close_device(e->ctx);
+	memset(e, 0, sizeof(*e));
+	return ret;
+}
+
+int vx_env_close(struct vx_env *e)
+{
+	int ret = e->pd ? ibv_dealloc_pd(e->pd) : 0;
+	int closed = e->ctx ? ibv_close_device(e->ctx) : 0;
+
+	memset(e, 0, sizeof(*e));
+	if (ret == 0 && closed != 0)
+		ret = errno_or(EIO);
+	return ret;
+}
+
+struct ibv_qp *vx_qp_create(struct ibv_pd *pd, enum ibv_qp_type type,
+			    struct ibv_cq *send_cq, struct ibv_cq *recv_cq,
+			    struct ibv_srq *srq, const struct ibv_qp_cap *cap)
+{
+	struct ibv_qp_init_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_type = type;
+	a.send_cq = send_cq;
+	a.recv_cq = recv_cq;
+	a.srq = srq;
+	a.cap = *cap;
+	return ibv_create_qp(pd, &a);
+}
+
+void vx_qp_attrs_default(struct vx_qp_attrs *a, uint8_t port)
+{
+	memset(a, 0, sizeof(*a));
+	a->port = port;
+	a->qkey = VX_QKEY;
+	a->access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		    IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
+	a->path_mtu = IBV_MTU_1024;
+	a->ah.port_num = port;
+	a->max_dest_rd_atomic = 4;
+	a->min_rnr_timer = 1;
+	a->timeout = 14;
+	a->retry_cnt = 7;
+	a->rnr_retry = 7;
+	a->max_rd_atomic = 4;
+}
+
+int vx_loopback_ah(struct ibv_context *ctx, uint8_t port, struct ibv_ah_attr *ah)
+{
+	struct ibv_port_attr pa;
+	int ret = ibv_query_port(ctx, port, &pa);
+
+	memset(ah, 0, sizeof(*ah));
+	ah->port_num = port;
+	if (ret == 0 && pa.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		ah->is_global = 1;
+		ah->grh.hop_limit = 1;
+		ret = ibv_query_gid(ctx, port, 0, &ah->grh.dgid);
+	}
+	if (ret) {
+		fprintf(stderr, "port %u of %s: %s\n", port,
+			ibv_get_device_name(ctx->device), strerror(ret > 0 ? ret : EIO));
+		return ret > 0 ? ret : EIO;
+	}
+	ah->dlid = pa.lid;
+	return 0;
+}
+
+void vx_peer_ah(struct ibv_ah_attr *ah, uint8_t port, uint16_t dlid,
+		int sgid_index, const uint8_t dgid[16])
+{
+	memset(ah, 0, sizeof(*ah));
+	ah->port_num = port;
+	ah->dlid = dlid;
+	if (sgid_index < 0)
+		return;
+	ah->is_global = 1;
+	ah->grh.hop_limit = 1;
+	ah->grh.sgid_index = (uint8_t)sgid_index;
+	memcpy(ah->grh.dgid.raw, dgid, 16);
+}
+
+/* The attribute masks of one QP type, by target state. */
+struct transition_masks {
+	int init, rtr, rts;
+};
+
+#define MASK_PATH (IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN)
+#define MASK_RESPONDER (IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
+#define MASK_REQUESTER (IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | \
+			IBV_QP_MAX_QP_RD_ATOMIC)
+#define MASK_CONNECTED_INIT (IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)
+
+static int masks_of(enum ibv_qp_type type, struct transition_masks *m)
+{
+	switch (type) {
+	case IBV_QPT_RAW_PACKET:
+		*m = (struct transition_masks){ IBV_QP_PORT, 0, 0 };
+		return 0;
+	case IBV_QPT_UD:
+		*m = (struct transition_masks){
+			IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_QKEY, 0, IBV_QP_SQ_PSN };
+		return 0;
+	case IBV_QPT_UC:
+		*m = (struct transition_masks){ MASK_CONNECTED_INIT, MASK_PATH,
+						IBV_QP_SQ_PSN };
+		return 0;
+	case IBV_QPT_RC:
+		*m = (struct transition_masks){ MASK_CONNECTED_INIT,
+						MASK_PATH | MASK_RESPONDER,
+						IBV_QP_SQ_PSN | MASK_REQUESTER };
+		return 0;
+	case IBV_QPT_XRC_SEND:
+		*m = (struct transition_masks){ MASK_CONNECTED_INIT, MASK_PATH,
+						IBV_QP_SQ_PSN | MASK_REQUESTER };
+		return 0;
+	case IBV_QPT_XRC_RECV:
+		*m = (struct transition_masks){ MASK_CONNECTED_INIT,
+						MASK_PATH | MASK_RESPONDER,
+						IBV_QP_SQ_PSN | IBV_QP_TIMEOUT };
+		return 0;
+	default:
+		return EINVAL;
+	}
+}
+
+static void fill_modify_attr(const struct vx_qp_attrs *a, struct ibv_qp_attr *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->port_num = a->port;
+	m->qkey = a->qkey;
+	m->qp_access_flags = a->access;
+	m->path_mtu = a->path_mtu;
+	m->dest_qp_num = a->dest_qpn;
+	m->rq_psn = a->rq_psn;
+	m->sq_psn = a->sq_psn;
+	m->ah_attr = a->ah;
+	m->max_dest_rd_atomic = a->max_dest_rd_atomic;
+	m->min_rnr_timer = a->min_rnr_timer;
+	m->timeout = a->timeout;
+	m->retry_cnt = a->retry_cnt;
+	m->rnr_retry = a->rnr_retry;
+	m->max_rd_atomic = a->max_rd_atomic;
+}
+
+static int modify_to(struct ibv_qp *qp, struct ibv_qp_attr *m,
+		     enum ibv_qp_state state, int mask, const char *name)
+{
+	int ret;
+
+	m->qp_state = state;
+	ret = ibv_modify_qp(qp, m, IBV_QP_STATE | mask);
+	if (ret)
+		fprintf(stderr, "QP 0x%06x to %s: %s\n", qp->qp_num, name,
+			strerror(ret > 0 ? ret : EINVAL));
+	return ret > 0 ? ret : ret ? EINVAL : 0;
+}
+
+int vx_qp_to_rts(struct ibv_qp *qp, const struct vx_qp_attrs *a)
+{
+	struct transition_masks masks;
+	struct ibv_qp_attr m;
+	int ret = masks_of(qp->qp_type, &masks);
+
+	if (ret) {
+		fprintf(stderr, "QP 0x%06x: no transitions known for QP type %d\n",
+			qp->qp_num, (int)qp->qp_type);
+		return ret;
+	}
+	fill_modify_attr(a, &m);
+	ret = modify_to(qp, &m, IBV_QPS_INIT, masks.init, "INIT");
+	if (ret == 0)
+		ret = modify_to(qp, &m, IBV_QPS_RTR, masks.rtr, "RTR");
+	if (ret == 0)
+		ret = modify_to(qp, &m, IBV_QPS_RTS, masks.rts, "RTS");
+	return ret;
+}
+
+int vx_qp_to_rts_loopback(struct ibv_context *ctx, struct ibv_qp *qp,
+			  const struct vx_qp_attrs *a)
+{
+	struct vx_qp_attrs here = *a;
+	int ret = vx_loopback_ah(ctx, a->port, &here.ah);
+
+	return ret ? ret : vx_qp_to_rts(qp, &here);
+}
