@@ -172,6 +172,27 @@ static enum outcome on_send(struct emu_conn *c, const struct req_pkt *k)
 	return DONE;
 }
 
+/* The RETH of a WRITE's first packet or of a READ request, checked against
+ * the QP's remote access and mapped through its rkey. A zero-length request
+ * maps nothing and is valid (a DMA length of 0 is legal for both): *host is
+ * NULL then. */
+static enum outcome map_reth(struct emu_qp *d, const struct req_pkt *k, uint32_t access,
+			     struct emu_reth *reth, uint8_t **host)
+{
+	const char *op = access == IBV_ACCESS_REMOTE_READ ? "READ" : "WRITE";
+
+	if (!(d->access & access))
+		return NAK_INV;
+	emu_reth_get(k->pkt + k->l->reth, reth);
+	*host = reth->len ? emu_rkey_map(d, reth->rkey, reth->va, reth->len, access) : NULL;
+	if (reth->len && !*host) {
+		EMU_TRACE("QPN 0x%x: RDMA %s rkey 0x%x va 0x%llx len %u refused", d->qpn, op,
+			  reth->rkey, (unsigned long long)reth->va, reth->len);
+		return NAK_ACCESS;
+	}
+	return DONE;
+}
+
 static enum outcome on_write(struct emu_conn *c, const struct req_pkt *k)
 {
 	struct responder *s = &c->resp;
@@ -183,17 +204,10 @@ static enum outcome on_write(struct emu_conn *c, const struct req_pkt *k)
 
 	if (is_write_start(k->bop)) {
 		struct emu_reth reth;
+		enum outcome o = map_reth(d, k, IBV_ACCESS_REMOTE_WRITE, &reth, &host);
 
-		if (!(d->access & IBV_ACCESS_REMOTE_WRITE))
-			return NAK_INV;
-		emu_reth_get(k->pkt + k->l->reth, &reth);
-		host = reth.len ? emu_rkey_map(d, reth.rkey, reth.va, reth.len,
-					       IBV_ACCESS_REMOTE_WRITE) : NULL;
-		if (reth.len && !host) {
-			EMU_TRACE("QPN 0x%x: RDMA WRITE rkey 0x%x va 0x%llx len %u refused",
-				  d->qpn, reth.rkey, (unsigned long long)reth.va, reth.len);
-			return NAK_ACCESS;
-		}
+		if (o != DONE)
+			return o;
 		total = reth.len;
 		off = 0;
 	}
@@ -231,16 +245,10 @@ static enum outcome on_read(struct emu_conn *c, const struct req_pkt *k, bool du
 	uint8_t *host;
 	uint8_t ext[EMU_AETH_BYTES];
 
-	if (!(d->access & IBV_ACCESS_REMOTE_READ))
-		return NAK_INV;
-	emu_reth_get(k->pkt + k->l->reth, &reth);
-	host = reth.len ? emu_rkey_map(d, reth.rkey, reth.va, reth.len,
-				       IBV_ACCESS_REMOTE_READ) : NULL;
-	if (reth.len && !host) {
-		EMU_TRACE("QPN 0x%x: RDMA READ rkey 0x%x va 0x%llx len %u refused", d->qpn,
-			  reth.rkey, (unsigned long long)reth.va, reth.len);
-		return NAK_ACCESS;
-	}
+	enum outcome o = map_reth(d, k, IBV_ACCESS_REMOTE_READ, &reth, &host);
+
+	if (o != DONE)
+		return o;
 	n = reth.len ? (uint32_t)(((uint64_t)reth.len + mtu - 1) / mtu) : 1;
 	if (!dup) {
 		c->resp.msn = emu_psn_add(c->resp.msn, 1);
