@@ -124,26 +124,6 @@ static inline struct ibv_qp *emu_qp_create(struct emu_env *e, enum ibv_qp_type t
 	return qp;
 }
 
-static inline void emu_qp_init(struct ibv_qp *qp, enum ibv_qp_type type)
-{
-	struct ibv_qp_attr a;
-	int mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = EMU_PORT;
-	if (type == IBV_QPT_UD) {
-		a.qkey = 0x11111111;
-		mask |= IBV_QP_QKEY;
-	} else {
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				    IBV_ACCESS_REMOTE_ATOMIC;
-		mask |= IBV_QP_ACCESS_FLAGS;
-	}
-	if (ibv_modify_qp(qp, &a, mask))
-		fail_msg("modify to INIT failed");
-}
-
 static inline void emu_ah_attr(struct emu_env *e, struct ibv_ah_attr *ah)
 {
 	memset(ah, 0, sizeof(*ah));

@@ -461,7 +461,7 @@ static void test_ud_receive(void **state)
 		wr.imm_data = mlx4dv_cpu_to_be32(0xabcdef01);
 		wr.wr.ud.ah = ah;
 		wr.wr.ud.remote_qpn = qb->qp_num;
-		wr.wr.ud.remote_qkey = 0x11111111;
+		wr.wr.ud.remote_qkey = VX_QKEY;
 		post_send(&a, &wr);
 	}
 	assert_int_equal(drain_and_compare(), 6);
