@@ -24,6 +24,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,15 +36,6 @@
 #include <rdma/ib_user_verbs.h>
 
 #include "fuzz_input.h"
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define FUZZ_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define FUZZ_ASAN 1
-#endif
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -57,6 +49,7 @@ _Static_assert(IB_USER_VERBS_CMD_OPEN_QP <= CMD_MASK &&
 
 static struct ibv_context *ctx;
 static unsigned long accepted, refused[256];
+static unsigned long own_memory_words;	/* frame words moved off own memory */
 /* accepted frames per command number drawn, legacy [0] and extended [1] */
 static unsigned long accepted_cmd[2][CMD_MASK + 1];
 
@@ -66,6 +59,7 @@ static void print_stats(void)
 	int e;
 
 	fprintf(stderr, "fuzz_uverbs_frames: %lu frames accepted\n", accepted);
+	fprintf(stderr, "  %lu words named the harness's own memory\n", own_memory_words);
 	for (int ex = 0; ex < 2; ex++)
 		for (unsigned c = 0; c <= CMD_MASK; c++)
 			if (accepted_cmd[ex][c])
@@ -113,6 +107,71 @@ static void point_into_queue_mem(uint8_t *frame, size_t len)
 	}
 }
 
+/* The device writes where a frame's addresses point (CQ and QP buffers,
+ * doorbell records), as the adapter would. libFuzzer learns the
+ * process's own addresses from the comparisons it traces and puts them
+ * into frames; a CQ made over libFuzzer's heap then has the device
+ * overwrite the fuzzer's own bookkeeping, which is the harness's
+ * breakage, not a finding. So every body word that lies in one of the
+ * process's mappings, or within OWN_MAPPING_MARGIN of one (a buffer
+ * starting below a mapping runs into it; the heap and the mmap area grow
+ * between reads), becomes an unmapped page. The queue memory is left to
+ * the top-bit words of point_into_queue_mem. */
+#define OWN_MAPPING_MARGIN (512ull << 20)	/* > the largest queue a frame can size */
+#define OWN_MAPPINGS_MAX 1024
+#define UNMAPPED_PAGE 4096u	/* page 1: never mapped */
+
+struct own_mapping {
+	uint64_t lo, hi;	/* widened by the margin on both sides */
+};
+static struct own_mapping own_mappings[OWN_MAPPINGS_MAX];
+static size_t own_mapping_count;
+
+static void read_own_mappings(void)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[512];
+	size_t n = 0;
+
+	if (!maps) {
+		perror("fuzz_uverbs_frames: /proc/self/maps");
+		exit(2);
+	}
+	while (n < OWN_MAPPINGS_MAX && fgets(line, sizeof(line), maps)) {
+		uint64_t lo, hi;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) != 2)
+			continue;
+		own_mappings[n].lo = lo > OWN_MAPPING_MARGIN ? lo - OWN_MAPPING_MARGIN : 0;
+		own_mappings[n].hi = hi + OWN_MAPPING_MARGIN;
+		n++;
+	}
+	fclose(maps);
+	own_mapping_count = n;
+}
+
+static int names_own_memory(uint64_t v)
+{
+	for (size_t i = 0; i < own_mapping_count; i++)
+		if (v >= own_mappings[i].lo && v < own_mappings[i].hi)
+			return 1;
+	return 0;
+}
+
+static void keep_off_own_memory(uint8_t *frame, size_t len)
+{
+	for (size_t o = 16; o + 8 <= len; o += 8) {
+		uint64_t v;
+
+		memcpy(&v, frame + o, 8);
+		if (!names_own_memory(v))
+			continue;
+		v = UNMAPPED_PAGE;
+		memcpy(frame + o, &v, 8);
+		own_memory_words++;
+	}
+}
+
 /* The objects random frames create pile up in the device; a fresh
  * context every so many inputs releases them (and runs the release path)
  * so that an input's cost does not depend on everything before it. */
@@ -131,12 +190,16 @@ static void open_context(void)
 		exit(2);
 	}
 	ibv_free_device_list(list);
+	read_own_mappings();
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+	/* The preload is loaded by now; children (the symbolizer that
+	 * libFuzzer starts to print a finding's stack) must run without it. */
+	unsetenv("LD_PRELOAD");
 	map_queue_mem();
 	open_context();
 	if (getenv("FUZZ_UVERBS_STATS"))
@@ -218,31 +281,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		memcpy(frame + 6, &out_words, 2);
 	} else {
-		resp = 4096;	/* page 1: never mapped */
+		resp = UNMAPPED_PAGE;
 	}
 	memcpy(frame + 8, &resp, 8);
-#ifdef FUZZ_ASAN
-	/* The frame's addresses are the device's to write to (CQ and QP
-	 * buffers, doorbell records), as with the kernel. AddressSanitizer
-	 * maps terabytes of shadow, so random values often name it; the
-	 * device writing there is the harness's breakage, not a finding.
-	 * Such values, and those up to 2 GiB below the shadow (a buffer
-	 * starting there runs into it), become an unmapped page. */
-	{
-		size_t o;
-
-		for (o = 8; o + 8 <= len; o += 8) {
-			uint64_t v;
-
-			memcpy(&v, frame + o, 8);
-			if (v >= 0x7fff8000ull - (1ull << 31) &&
-			    v < 0x10007fff8000ull) {
-				v = 4096;
-				memcpy(frame + o, &v, 8);
-			}
-		}
-	}
-#endif
+	keep_off_own_memory(frame, len);
 	if (steer & 0x80)
 		point_into_queue_mem(frame, len);
 	/* REG_MR (9) and REREG_MR (11) make the device read one byte of
