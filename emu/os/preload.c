@@ -18,7 +18,10 @@
  *  - open of /dev/infiniband/rdma_cm is a connection manager file
  *    (cm/ucma.h): write on it is a ucma command, read EINVAL (the kernel's
  *    has no read), close destroys its ids;
- *  - NETLINK_RDMA sockets fail so discovery falls back to sysfs.
+ *  - NETLINK_RDMA sockets fail so discovery falls back to sysfs;
+ *  - open of a gid_attrs file of the tree whose attribute the kernel
+ *    cannot show marks the descriptor: read on it fails as the kernel's
+ *    read does (os/sysfs_gid.h).
  * Everything else is passed through unchanged.
  */
 #include <dlfcn.h>
@@ -48,6 +51,7 @@
 #include "os/netif_ioctl.h"
 #include "os/fault.h"
 #include "os/sysfs.h"
+#include "os/sysfs_gid.h"
 #include "os/sysfs_pci.h"
 #include "transport/transport.h"
 #include "wire/capture.h"
@@ -204,6 +208,18 @@ static struct emu_ctx *ctx_of_fd(int fd)
 		}						\
 	} while (0)
 
+/*
+ * Every descriptor an open hands out starts unmarked (the number may have
+ * been a failing attribute's, closed where close() is not interposed);
+ * one of a gid_attrs file the kernel fails to show is marked.
+ */
+static int note_open(int fd, const char *path)
+{
+	if (fd >= 0)
+		emu_fd_set_read_errno(fd, path ? emu_sysfs_read_errno(path) : 0);
+	return fd;
+}
+
 EXPORT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
@@ -214,7 +230,7 @@ EXPORT int open(const char *path, int flags, ...)
 	if (is_ucma_path(path))
 		return emu_open_ucma(flags);
 	RESOLVE(real_open, "open");
-	return real_open(path, flags, mode);
+	return note_open(real_open(path, flags, mode), path);
 }
 
 EXPORT int open64(const char *path, int flags, ...)
@@ -227,7 +243,7 @@ EXPORT int open64(const char *path, int flags, ...)
 	if (is_ucma_path(path))
 		return emu_open_ucma(flags);
 	RESOLVE(real_open64, "open64");
-	return real_open64(path, flags, mode);
+	return note_open(real_open64(path, flags, mode), path);
 }
 
 int __open_2(const char *path, int flags);
@@ -252,7 +268,7 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	if (is_ucma_path(path))
 		return emu_open_ucma(flags);
 	RESOLVE(real_openat, "openat");
-	return real_openat(dirfd, path, flags, mode);
+	return note_open(real_openat(dirfd, path, flags, mode), path);
 }
 
 EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -265,7 +281,7 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	if (is_ucma_path(path))
 		return emu_open_ucma(flags);
 	RESOLVE(real_openat64, "openat64");
-	return real_openat64(dirfd, path, flags, mode);
+	return note_open(real_openat64(dirfd, path, flags, mode), path);
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...)
@@ -328,6 +344,14 @@ EXPORT ssize_t read(int fd, void *buf, size_t len)
 	if (emu_fd_cm(fd) >= 0) {
 		errno = EINVAL;
 		return -1;
+	}
+	{
+		int err = emu_fd_read_errno(fd);
+
+		if (err) {
+			errno = err;
+			return -1;
+		}
 	}
 	return emu_real_read(fd, buf, len);
 }
