@@ -13,7 +13,8 @@
  * RoCE v1 and GID 1 ::ffff:<address> RoCE v2, both on the port's
  * interface.  Every other index of the table is empty: ibv_query_gid_ex
  * fails with ENODATA, gids/I is zero and reading gid_attrs/types/I or
- * ndevs/I fails with EINVAL, as on a ConnectX-3 under Linux 6.x.
+ * ndevs/I fails with EINVAL (pread and copy_file_range too), as on a
+ * ConnectX-3 under Linux 6.x.
  */
 #include "emu_test.h"
 
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "test_exit.h"
@@ -185,13 +187,27 @@ static void expect_text(const char *rel, const char *text)
 	assert_string_equal(got, text);
 }
 
+/* read() fails with EINVAL, and so do pread() and copy_file_range(). */
 static void expect_einval(const char *rel)
 {
-	char got[128];
-	int err;
+	char got[128], path[512];
+	int err, fd, out;
 
 	assert_int_equal(read_attr(rel, got, sizeof(got), &err), -1);
 	assert_int_equal(err, EINVAL);
+	snprintf(path, sizeof(path), "%s/%s", getenv("SYSFS_PATH"), rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	errno = 0;
+	assert_int_equal(pread(fd, got, sizeof(got), 0), -1);
+	assert_int_equal(errno, EINVAL);
+	out = memfd_create("gid_attr", MFD_CLOEXEC);
+	assert_true(out >= 0);
+	errno = 0;
+	assert_int_equal(copy_file_range(fd, NULL, out, NULL, sizeof(got), 0), -1);
+	assert_int_equal(errno, EINVAL);
+	close(out);
+	close(fd);
 }
 
 /* The files behind the table: one per index in each folder, the empty
