@@ -9,6 +9,7 @@ static _Atomic uint16_t fd_ctx[EMU_FD_MAX];
 static _Atomic uint16_t fd_channel[EMU_FD_MAX];
 static _Atomic uint16_t fd_async[EMU_FD_MAX];
 static _Atomic uint16_t fd_cm[EMU_FD_MAX];
+static _Atomic uint16_t fd_read_errno[EMU_FD_MAX];
 
 static int get(_Atomic uint16_t *tab, int fd)
 {
@@ -65,9 +66,21 @@ void emu_fd_set_cm(int fd, int file)
 	set(fd_cm, fd, file);
 }
 
+int emu_fd_read_errno(int fd)
+{
+	int err = get(fd_read_errno, fd);
+
+	return err > 0 ? err : 0;
+}
+
+void emu_fd_set_read_errno(int fd, int err)
+{
+	set(fd_read_errno, fd, err > 0 ? err : -1);
+}
+
 struct emu_fd_owner emu_fd_forget(int fd)
 {
-	struct emu_fd_owner o = { -1, -1, -1, -1 };
+	struct emu_fd_owner o = { -1, -1, -1, -1, 0 };
 
 	if (fd < 0 || fd >= EMU_FD_MAX)
 		return o;
@@ -75,5 +88,8 @@ struct emu_fd_owner emu_fd_forget(int fd)
 	o.channel = (int)atomic_exchange(&fd_channel[fd], 0) - 1;
 	o.async_ctx = (int)atomic_exchange(&fd_async[fd], 0) - 1;
 	o.cm = (int)atomic_exchange(&fd_cm[fd], 0) - 1;
+	o.read_errno = (int)atomic_exchange(&fd_read_errno[fd], 0) - 1;
+	if (o.read_errno < 0)
+		o.read_errno = 0;
 	return o;
 }

@@ -2,9 +2,10 @@
 /*
  * Which of the program's file descriptors belong to the device: the
  * command fd of each context, the async event fd of each context, the fd
- * of each completion channel and that of each rdma_cm file.  Written by the command layer when it
- * hands a descriptor out, read by the OS boundary on every interposed
- * call (lock-free: one atomic load).
+ * of each completion channel, that of each rdma_cm file, and the sysfs
+ * attributes whose read fails.  Written by the command layer when it
+ * hands a descriptor out (by the OS boundary for the attributes), read by
+ * the OS boundary on every interposed call (lock-free: one atomic load).
  */
 #ifndef MLX4EMU_FDTAB_H
 #define MLX4EMU_FDTAB_H
@@ -19,6 +20,7 @@ struct emu_fd_owner {
 	int channel;	/* completion channel */
 	int async_ctx;	/* async event fd of this context */
 	int cm;		/* rdma_cm file */
+	int read_errno;	/* errno of every read of a failing attribute, or 0 */
 };
 
 /* Context index of a command fd, or -1. */
@@ -33,6 +35,10 @@ void emu_fd_set_async(int fd, int ctx);
 /* rdma_cm file index, or -1. */
 int emu_fd_cm(int fd);
 void emu_fd_set_cm(int fd, int file);
+/* errno every read() of the fd fails with (a sysfs attribute whose show
+ * fails in the kernel), or 0; err 0 clears. */
+int emu_fd_read_errno(int fd);
+void emu_fd_set_read_errno(int fd, int err);
 /* Clears the fd's entries and returns what it was. */
 struct emu_fd_owner emu_fd_forget(int fd);
 

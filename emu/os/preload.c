@@ -18,7 +18,10 @@
  *  - open of /dev/infiniband/rdma_cm is a connection manager file
  *    (cm/ucma.h): write on it is a ucma command, read EINVAL (the kernel's
  *    has no read), close destroys its ids;
- *  - NETLINK_RDMA sockets fail so discovery falls back to sysfs.
+ *  - NETLINK_RDMA sockets fail so discovery falls back to sysfs;
+ *  - open of a gid_attrs file of the tree whose attribute the kernel
+ *    cannot show marks the descriptor: read, pread and copy_file_range
+ *    on it fail as the kernel's read does (os/sysfs_gid.h).
  * Everything else is passed through unchanged.
  */
 #include <dlfcn.h>
@@ -48,6 +51,7 @@
 #include "os/netif_ioctl.h"
 #include "os/fault.h"
 #include "os/sysfs.h"
+#include "os/sysfs_gid.h"
 #include "os/sysfs_pci.h"
 #include "transport/transport.h"
 #include "wire/capture.h"
@@ -204,6 +208,18 @@ static struct emu_ctx *ctx_of_fd(int fd)
 		}						\
 	} while (0)
 
+/*
+ * Every descriptor an open hands out starts unmarked (the number may have
+ * been a failing attribute's, closed where close() is not interposed);
+ * one of a gid_attrs file the kernel fails to show is marked.
+ */
+static int note_open(int fd, const char *path)
+{
+	if (fd >= 0)
+		emu_fd_set_read_errno(fd, path ? emu_sysfs_read_errno(path) : 0);
+	return fd;
+}
+
 EXPORT int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
@@ -214,7 +230,7 @@ EXPORT int open(const char *path, int flags, ...)
 	if (is_ucma_path(path))
 		return emu_open_ucma(flags);
 	RESOLVE(real_open, "open");
-	return real_open(path, flags, mode);
+	return note_open(real_open(path, flags, mode), path);
 }
 
 EXPORT int open64(const char *path, int flags, ...)
@@ -227,7 +243,7 @@ EXPORT int open64(const char *path, int flags, ...)
 	if (is_ucma_path(path))
 		return emu_open_ucma(flags);
 	RESOLVE(real_open64, "open64");
-	return real_open64(path, flags, mode);
+	return note_open(real_open64(path, flags, mode), path);
 }
 
 int __open_2(const char *path, int flags);
@@ -252,7 +268,7 @@ EXPORT int openat(int dirfd, const char *path, int flags, ...)
 	if (is_ucma_path(path))
 		return emu_open_ucma(flags);
 	RESOLVE(real_openat, "openat");
-	return real_openat(dirfd, path, flags, mode);
+	return note_open(real_openat(dirfd, path, flags, mode), path);
 }
 
 EXPORT int openat64(int dirfd, const char *path, int flags, ...)
@@ -265,7 +281,7 @@ EXPORT int openat64(int dirfd, const char *path, int flags, ...)
 	if (is_ucma_path(path))
 		return emu_open_ucma(flags);
 	RESOLVE(real_openat64, "openat64");
-	return real_openat64(dirfd, path, flags, mode);
+	return note_open(real_openat64(dirfd, path, flags, mode), path);
 }
 
 EXPORT int ioctl(int fd, unsigned long request, ...)
@@ -319,6 +335,16 @@ static struct emu_evq *event_queue_of_fd(int fd)
 	return i >= 0 ? &emu_dev.ctx[i].async_q : NULL;
 }
 
+/* A failing attribute's descriptor (note_open): errno set, true. */
+static bool attribute_refused(int fd)
+{
+	int err = emu_fd_read_errno(fd);
+
+	if (err)
+		errno = err;
+	return err != 0;
+}
+
 EXPORT ssize_t read(int fd, void *buf, size_t len)
 {
 	struct emu_evq *q = event_queue_of_fd(fd);
@@ -329,6 +355,8 @@ EXPORT ssize_t read(int fd, void *buf, size_t len)
 		errno = EINVAL;
 		return -1;
 	}
+	if (attribute_refused(fd))
+		return -1;
 	return emu_real_read(fd, buf, len);
 }
 
@@ -338,6 +366,41 @@ EXPORT ssize_t __read_chk(int fd, void *buf, size_t len, size_t buflen)
 	if (len > buflen)
 		abort();	/* what the fortified C library does */
 	return read(fd, buf, len);
+}
+
+/*
+ * The other ways of reading a file fail on a failing attribute as read()
+ * does: coreutils' cat tries copy_file_range first and, on EINVAL as on a
+ * real sysfs file, falls back to read().
+ */
+static ssize_t (*real_pread)(int, void *, size_t, off_t);
+static ssize_t (*real_pread64)(int, void *, size_t, off64_t);
+static ssize_t (*real_copy_file_range)(int, off64_t *, int, off64_t *, size_t,
+				       unsigned int);
+
+EXPORT ssize_t pread(int fd, void *buf, size_t len, off_t off)
+{
+	if (attribute_refused(fd))
+		return -1;
+	RESOLVE(real_pread, "pread");
+	return real_pread(fd, buf, len, off);
+}
+
+EXPORT ssize_t pread64(int fd, void *buf, size_t len, off64_t off)
+{
+	if (attribute_refused(fd))
+		return -1;
+	RESOLVE(real_pread64, "pread64");
+	return real_pread64(fd, buf, len, off);
+}
+
+EXPORT ssize_t copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_t *off_out,
+			       size_t len, unsigned int flags)
+{
+	if (attribute_refused(fd_in))
+		return -1;
+	RESOLVE(real_copy_file_range, "copy_file_range");
+	return real_copy_file_range(fd_in, off_in, fd_out, off_out, len, flags);
 }
 
 /*

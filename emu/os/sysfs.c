@@ -18,6 +18,7 @@
 
 #include "adapter/attributes.h"
 #include "base/config.h"
+#include "os/sysfs_gid.h"
 #include "os/sysfs_pci.h"
 #include "os/tmptree.h"
 #include "wire/identity.h"
@@ -62,14 +63,6 @@ static int put_file(const char *content, const char *fmt, ...)
 	return fclose(f);
 }
 
-static void gid_text(const uint8_t gid[16], char *out, size_t len)
-{
-	snprintf(out, len,
-		 "%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x:%02x%02x",
-		 gid[0], gid[1], gid[2], gid[3], gid[4], gid[5], gid[6], gid[7],
-		 gid[8], gid[9], gid[10], gid[11], gid[12], gid[13], gid[14], gid[15]);
-}
-
 static void guid_text(uint64_t g, char *out, size_t len)
 {
 	snprintf(out, len, "%04x:%04x:%04x:%04x", (unsigned)(g >> 48) & 0xffff,
@@ -77,28 +70,15 @@ static void guid_text(uint64_t g, char *out, size_t len)
 		 (unsigned)g & 0xffff);
 }
 
-/* The port's LID and GID table with their types, from its address. */
+/* The port's LID and its GID table with the GIDs' attributes. */
 static int put_port_identity(unsigned port)
 {
-	const char *dev = "class/infiniband/" EMU_IBDEV_NAME;
-	bool eth = emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
-	uint8_t gid[16];
 	char text[64];
 	int err = 0;
 
 	snprintf(text, sizeof(text), "0x%x", emu_port_lid(port));
-	err |= put_file(text, "%s/ports/%u/lid", dev, port);
-	for (unsigned i = 0; i < emu_port_attr(port)->gid_tbl_len; i++) {
-		bool v2, valid = emu_port_gid_entry(port, i, gid, &v2);
-
-		gid_text(gid, text, sizeof(text));
-		err |= put_file(text, "%s/ports/%u/gids/%u", dev, port, i);
-		/* IB ports have no gid_attrs: libibverbs then reports type IB */
-		if (eth && valid)
-			err |= put_file(v2 ? "RoCE v2" : "IB/RoCE v1",
-					"%s/ports/%u/gid_attrs/types/%u", dev, port, i);
-	}
-	return err;
+	err |= put_file(text, "class/infiniband/" EMU_IBDEV_NAME "/ports/%u/lid", port);
+	return err | emu_sysfs_gid_create(port);
 }
 
 static int put_port(unsigned port)
@@ -188,6 +168,29 @@ void emu_sysfs_remove(void)
 int emu_sysfs_put(const char *rel, const char *content)
 {
 	return put_file(content, "%s", rel);
+}
+
+int emu_sysfs_put_empty(const char *rel)
+{
+	char path[4608];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", sysfs_root, rel);
+	if (make_parents(path))
+		return -1;
+	f = fopen(path, "w");
+	return f ? fclose(f) : -1;
+}
+
+int emu_sysfs_hardlink(const char *rel, const char *existing)
+{
+	char path[4608], from[4608];
+
+	snprintf(path, sizeof(path), "%s/%s", sysfs_root, rel);
+	snprintf(from, sizeof(from), "%s/%s", sysfs_root, existing);
+	if (make_parents(path))
+		return -1;
+	return link(from, path);
 }
 
 int emu_sysfs_link(const char *rel, const char *target)

@@ -14,6 +14,11 @@ const char *emu_sysfs_root(void);
 void emu_sysfs_remove(void);
 /* Writes content and a newline to root/rel, creating its directories. */
 int emu_sysfs_put(const char *rel, const char *content);
+/* Creates root/rel empty (an attribute whose read fails, os/sysfs_gid.h). */
+int emu_sysfs_put_empty(const char *rel);
+/* Makes root/rel another name of the file root/existing, creating the
+ * folders of rel. */
+int emu_sysfs_hardlink(const char *rel, const char *existing);
 /* Makes root/rel a symbolic link to target (relative to rel's folder),
  * creating the folders of rel. */
 int emu_sysfs_link(const char *rel, const char *target);
