@@ -88,6 +88,10 @@ struct mlx4emu_counters {
 	 * with work), by how it waited (emu/README.md, "The engine"): */
 	uint64_t engine_idle_runnable;	/* spun, then yielded */
 	uint64_t engine_idle_asleep;	/* blocked in ppoll() at once */
+	/* RoCEv2 packets (UDP 4791, both ports) dropped on receive because
+	 * their ICRC does not match their bytes: no QP saw them, nothing
+	 * was answered.  Last, so that the layout before it stays. */
+	uint64_t wire_packets_bad_icrc;
 };
 
 /* Stops the engine after its current pass; returns 0. Nests: no. */
