@@ -61,7 +61,7 @@ struct mlx4emu_counters {
 	uint64_t wire_frames_lost;	/* refused on send (socket buffer
 					 * full, oversize, no socket), dropped
 					 * by a full receive buffer, not VXLAN,
-					 * or a flood of another segment */
+					 * or of another segment (VNI) */
 	/* RoCEv2 packets between adapters (UDP 4791), both ports */
 	uint64_t wire_packets_sent;	/* handed to the kernel */
 	uint64_t wire_packets_send_lost; /* refused by the kernel on send */

@@ -47,7 +47,7 @@ static int sender(uint32_t dst, uint32_t dqpn)
 	struct ud_forge_pkt f = { .dst = dst, .dest_qpn = dqpn, .psn = 1, .qkey = VX_QKEY,
 				  .src_qpn = SRC_QPN, .payload = payload, .len = BYTES };
 	size_t n;
-	int fd = ud_forge_socket(&f.src);
+	int fd = ud_forge_socket(FORGE_ROCE_PORT, &f.src);
 
 	if (fd < 0)
 		return 1;
@@ -55,13 +55,13 @@ static int sender(uint32_t dst, uint32_t dqpn)
 		payload[i] = pattern(i, 1);
 	n = ud_forge_send_only(pkt, &f);
 	pkt[n - 1] ^= 0x01;
-	if (ud_forge_send(fd, dst, pkt, n))
+	if (ud_forge_send(fd, dst, FORGE_ROCE_PORT, pkt, n))
 		return 1;
 	usleep(200000);
 	for (unsigned i = 0; i < BYTES; i++)
 		payload[i] = pattern(i, 2);
 	f.psn = 2;
-	return ud_forge_send(fd, dst, pkt, ud_forge_send_only(pkt, &f)) ? 1 : 0;
+	return ud_forge_send(fd, dst, FORGE_ROCE_PORT, pkt, ud_forge_send_only(pkt, &f)) ? 1 : 0;
 }
 
 /* One CQE within `ms`; 0 when none came. */

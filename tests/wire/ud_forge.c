@@ -20,11 +20,11 @@ static void put32(uint8_t *p, uint32_t v)
 	p[3] = (uint8_t)v;
 }
 
-int ud_forge_socket(uint32_t *src)
+int ud_forge_socket(uint16_t udp_port, uint32_t *src)
 {
 	for (uint32_t x = 1; x < 255; x++) {
 		struct sockaddr_in me = { .sin_family = AF_INET,
-					  .sin_port = htons(EMU_ROCE_UDP_PORT),
+					  .sin_port = htons(udp_port),
 					  .sin_addr.s_addr = htonl(0x7f00fa00u | x) };
 		int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
@@ -64,9 +64,9 @@ size_t ud_forge_send_only(uint8_t *pkt, const struct ud_forge_pkt *f)
 	return n + 4;
 }
 
-int ud_forge_send(int fd, uint32_t dst, const uint8_t *pkt, size_t n)
+int ud_forge_send(int fd, uint32_t dst, uint16_t udp_port, const uint8_t *pkt, size_t n)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(EMU_ROCE_UDP_PORT),
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(udp_port),
 				  .sin_addr.s_addr = htonl(dst) };
 
 	return sendto(fd, pkt, n, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)n ? 0 : -1;

@@ -13,9 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A datagram socket bound to 127.0.250.x:4791 for the first x (1..254)
- * free; its address (host order) in *src.  -1 when none is. */
-int ud_forge_socket(uint32_t *src);
+#define FORGE_ROCE_PORT 4791	/* RoCEv2 */
+#define FORGE_VXLAN_PORT 4789	/* the adapters' raw Ethernet frames */
+
+/* A datagram socket bound to 127.0.250.x:udp_port (FORGE_ROCE_PORT,
+ * FORGE_VXLAN_PORT) for the first x (1..254) free; its address (host order) in
+ * *src.  -1 when none is. */
+int ud_forge_socket(uint16_t udp_port, uint32_t *src);
 
 /* The fields of one UD SEND ONLY: addresses host order. */
 struct ud_forge_pkt {
@@ -29,7 +33,7 @@ struct ud_forge_pkt {
  * bytes); returns the packet's length. */
 size_t ud_forge_send_only(uint8_t *pkt, const struct ud_forge_pkt *f);
 
-/* Sends the n bytes at pkt from fd to dst:4791; 0, or -1. */
-int ud_forge_send(int fd, uint32_t dst, const uint8_t *pkt, size_t n);
+/* Sends the n bytes at pkt from fd to dst:udp_port; 0, or -1. */
+int ud_forge_send(int fd, uint32_t dst, uint16_t udp_port, const uint8_t *pkt, size_t n);
 
 #endif

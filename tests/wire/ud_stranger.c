@@ -51,19 +51,19 @@ static int stranger(uid_t uid, gid_t gid, uint32_t dst, uint32_t dqpn)
 	if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid) ||
 	    !getuid())
 		return 77;
-	fd = ud_forge_socket(&f.src);
+	fd = ud_forge_socket(FORGE_ROCE_PORT, &f.src);
 	if (fd < 0)
 		return 1;
 	for (unsigned i = 0; i < TOO_LONG; i++)
 		payload[i] = pattern(i);
-	if (ud_forge_send(fd, dst, pkt, ud_forge_send_only(pkt, &f)))
+	if (ud_forge_send(fd, dst, FORGE_ROCE_PORT, pkt, ud_forge_send_only(pkt, &f)))
 		return 1;
 	/* the second only after the first had time to land: UD keeps no order
 	 * promise across a loaded host's scheduler, the CQE order is checked */
 	usleep(200000);
 	f.psn = 2;
 	f.len = FITS;
-	return ud_forge_send(fd, dst, pkt, ud_forge_send_only(pkt, &f)) ? 1 : 0;
+	return ud_forge_send(fd, dst, FORGE_ROCE_PORT, pkt, ud_forge_send_only(pkt, &f)) ? 1 : 0;
 }
 
 #define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); return 1; } while (0)
