@@ -61,7 +61,7 @@ struct mlx4emu_counters {
 	uint64_t wire_frames_lost;	/* refused on send (socket buffer
 					 * full, oversize, no socket), dropped
 					 * by a full receive buffer, not VXLAN,
-					 * or a flood of another segment */
+					 * or of another segment (VNI) */
 	/* RoCEv2 packets between adapters (UDP 4791), both ports */
 	uint64_t wire_packets_sent;	/* handed to the kernel */
 	uint64_t wire_packets_send_lost; /* refused by the kernel on send */
@@ -88,6 +88,10 @@ struct mlx4emu_counters {
 	 * with work), by how it waited (emu/README.md, "The engine"): */
 	uint64_t engine_idle_runnable;	/* spun, then yielded */
 	uint64_t engine_idle_asleep;	/* blocked in ppoll() at once */
+	/* RoCEv2 packets (UDP 4791, both ports) dropped on receive because
+	 * their ICRC does not match their bytes: no QP saw them, nothing
+	 * was answered.  Last, so that the layout before it stays. */
+	uint64_t wire_packets_bad_icrc;
 };
 
 /* Stops the engine after its current pass; returns 0. Nests: no. */

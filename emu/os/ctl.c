@@ -137,7 +137,7 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 	}
 	out->wire_packets_sent = out->wire_packets_send_lost = 0;
 	out->wire_packets_received = out->wire_packets_dropped = 0;
-	out->wire_packets_refused = 0;
+	out->wire_packets_refused = out->wire_packets_bad_icrc = 0;
 	for (unsigned p = 1; p <= 2; p++) {
 		struct emu_link_counters l;
 
@@ -147,6 +147,7 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 		out->wire_packets_received += l.rx_packets;
 		out->wire_packets_dropped += l.rx_overflow;
 		out->wire_packets_refused += l.rx_refused;
+		out->wire_packets_bad_icrc += l.rx_bad_icrc;
 	}
 	return 0;
 }

@@ -193,6 +193,20 @@ static enum outcome map_reth(struct emu_qp *d, const struct req_pkt *k, uint32_t
 	return DONE;
 }
 
+/* The receive WQE at the head of the queue for a WRITE with immediate:
+ * the one a UC SEND given up on a gap still holds comes first, as the
+ * queue is consumed in order (the next SEND would take it otherwise, and
+ * its completion would come after this one's, the wr_ids swapped). */
+static bool take_head_wqe(struct responder *s, struct emu_qp *d, struct emu_rwqe *w)
+{
+	if (s->have_wqe) {
+		*w = s->wqe;
+		s->have_wqe = false;
+		return true;
+	}
+	return emu_rq_take(d, w);
+}
+
 static enum outcome on_write(struct emu_conn *c, const struct req_pkt *k)
 {
 	struct responder *s = &c->resp;
@@ -215,7 +229,7 @@ static enum outcome on_write(struct emu_conn *c, const struct req_pkt *k)
 	    (last && off + k->len != total))
 		return NAK_INV;
 	/* the receive WQE first: an RNR NAK changes nothing */
-	if (last && imm && !emu_rq_take(d, &w))
+	if (last && imm && !take_head_wqe(s, d, &w))
 		return k->uc ? DROP : RNR;
 	if (k->len)
 		memcpy(host + off, k->data, k->len);

@@ -64,6 +64,7 @@ static uint8_t rx_buf[RX_MSGS][RX_MSG_BYTES];
 /* What each port lost on the way (read by any thread, hence atomic). */
 struct link_port {
 	atomic_uint_fast64_t tx_packets, tx_lost, rx_packets, rx_overflow, rx_bad, rx_refused;
+	atomic_uint_fast64_t rx_bad_icrc;	/* of rx_bad */
 	uint32_t ovfl_seen;	/* the socket's SO_RXQ_OVFL count last read */
 };
 
@@ -472,12 +473,18 @@ static size_t rx_control(struct link_port *lp, struct msghdr *h)
 static int take_packet(unsigned port, uint32_t src, uint8_t *p, size_t len,
 		       struct emu_rx *rx)
 {
-	if (len < EMU_BTH_BYTES + 4 || (len & 3) ||
-	    !icrc_ok(p, len, src, emu_port_addr(port))) {
-		add(&link_ports[port - 1].rx_bad, 1);
+	struct link_port *lp = &link_ports[port - 1];
+
+	if (len < EMU_BTH_BYTES + 4 || (len & 3)) {
+		add(&lp->rx_bad, 1);
 		return 0;
 	}
-	add(&link_ports[port - 1].rx_packets, 1);
+	if (!icrc_ok(p, len, src, emu_port_addr(port))) {
+		add(&lp->rx_bad, 1);
+		add(&lp->rx_bad_icrc, 1);
+		return 0;
+	}
+	add(&lp->rx_packets, 1);
 	emu_capture_packet(src, emu_port_addr(port), p, len);
 	*rx = (struct emu_rx){ src, port, p, len - 4 };
 	return 1;
@@ -571,6 +578,7 @@ void emu_link_counters(unsigned port, struct emu_link_counters *out)
 	out->rx_packets = atomic_load(&lp->rx_packets);
 	out->rx_overflow = atomic_load(&lp->rx_overflow);
 	out->rx_bad = atomic_load(&lp->rx_bad);
+	out->rx_bad_icrc = atomic_load(&lp->rx_bad_icrc);
 	out->rx_refused = atomic_load(&lp->rx_refused);
 	if (kernel_drops(port, &drops) && drops > out->rx_overflow)
 		out->rx_overflow = drops;

@@ -101,6 +101,7 @@ struct emu_link_counters {
 				 * (SO_RXQ_OVFL) */
 	uint64_t rx_bad;	/* a bad ICRC, too short, truncated, or not
 				 * from UDP port 4791 */
+	uint64_t rx_bad_icrc;	/* of rx_bad: whole, but the ICRC differs */
 	uint64_t rx_refused;	/* whole and sound, but no QP took it: the
 				 * receive checks (transport/admission.h) */
 };

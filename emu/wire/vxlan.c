@@ -158,19 +158,21 @@ static void note_overflow(struct tunnel *t, struct msghdr *mh)
 	}
 }
 
-/* A frame this port takes: for its own MAC from anyone, any other only
- * from its own segment. */
+/* A frame this port takes: only of its own segment (VNI 0 when it has
+ * none), as a VXLAN endpoint keeps each segment apart; there, a frame for
+ * its own MAC, and a flood only when it is on a segment. */
 static bool frame_taken(unsigned port, const uint8_t *d, size_t len)
 {
 	uint32_t vni = (uint32_t)d[4] << 16 | (uint32_t)d[5] << 8 | d[6];
 	uint8_t mac[6];
 
-	if (len < EMU_VXLAN_HDR_BYTES + 14 || !(d[0] & VXLAN_FLAG_VNI))
+	if (len < EMU_VXLAN_HDR_BYTES + 14 || !(d[0] & VXLAN_FLAG_VNI) ||
+	    vni != emu_cfg.wire_segment)
 		return false;
 	emu_port_mac(port, mac);
 	if (!memcmp(d + EMU_VXLAN_HDR_BYTES, mac, 6))
 		return true;
-	return emu_cfg.wire_segment && vni == emu_cfg.wire_segment;
+	return emu_cfg.wire_segment != 0;
 }
 
 int emu_vxlan_recv(unsigned port, struct emu_vxlan_rx *rx, int max)

@@ -10,12 +10,13 @@
  * frames are copied into a queue and sent in batches (sendmmsg) by
  * emu_vxlan_flush(); incoming ones are read in batches (recvmmsg).
  *
- * A receiving port takes a frame for its own MAC whatever the VNI, and any
- * other frame (broadcast, multicast, another unicast MAC: a flood) only
- * from its own segment.  Every frame lost on the way is counted: a send
- * the kernel refuses (socket buffer full, no route), a frame longer than
- * any port's MTU allows, the receive socket's overflow (the kernel's
- * SO_RXQ_OVFL count), a datagram that is not a VXLAN frame, a flood from
+ * A receiving port takes only frames of its own segment (the VNI its own
+ * frames carry, 0 when it has none): there, a frame for its own MAC, and
+ * any other (broadcast, multicast, another unicast MAC: a flood) only when
+ * it is on a segment.  Every frame lost on the way is counted: a send the
+ * kernel refuses (socket buffer full, no route), a frame longer than any
+ * port's MTU allows, the receive socket's overflow (the kernel's
+ * SO_RXQ_OVFL count), a datagram that is not a VXLAN frame, a frame of
  * another segment.
  *
  * Called by the engine thread (emu_dev.lock held), counters by anyone.
@@ -71,7 +72,7 @@ struct emu_vxlan_counters {
 	uint64_t rx_frames;	/* taken */
 	uint64_t tx_lost;	/* refused by the kernel, oversize, no socket */
 	uint64_t rx_overflow;	/* dropped by the receive socket (SO_RXQ_OVFL) */
-	uint64_t rx_bad;	/* not a VXLAN frame, or a flood of another segment */
+	uint64_t rx_bad;	/* not a VXLAN frame, or a frame of another segment */
 };
 void emu_vxlan_counters(unsigned port, struct emu_vxlan_counters *out);
 /* A frame the port took but nobody above could use (rx_bad). */

@@ -11,7 +11,8 @@
 set -u
 pair="$1"; run="$2"; prog="$3"; case="$4"
 out=$(mktemp "${TMPDIR:-/tmp}/rc_faults.XXXXXX")
-trap 'rm -f "$out"' EXIT
+caps=$(mktemp -d "${TMPDIR:-/tmp}/rc_faults_pcap.XXXXXX")
+trap 'rm -f "$out"; rm -rf "$caps"' EXIT
 
 fail() { echo "FAIL: rc_faults $case: $*"; exit 1; }
 
@@ -68,6 +69,21 @@ mixed.eth)	# everything at once on an Ethernet port
 	run_pair "--link-layer=eth --wire-drop=3 --wire-dup=5 --wire-reorder=5 --wire-seed=9" \
 		"" "" -m faults -g 0 -n 300
 	for w in dropped duplicated reordered; do need server $w; need client $w; done ;;
+go_back)	# a sequence-error NAK: the requester resumes at its PSN
+	# (go_back.py on both captures).  Only the client's wire drops, its
+	# frames 24, 32, 60, 83, 112, ... with seed 7 (the Nth frame meets
+	# the same fate in every run): go_back.py draws the same to tell a
+	# dropped retransmission from a resumption at the wrong PSN
+	seed=7; drop=5
+	run_pair "" "--pcap=$caps/server.pcap" \
+		"--wire-drop=$drop --wire-seed=$seed --pcap=$caps/client.pcap" -m faults -o wsi -n 200
+	need client dropped
+	sq_psn=$(awk 'index($0, "--- client") == 1 { on = 1 } on' "$out" |
+		sed -n 's/^rc_pair: local QPN 0x[0-9a-f]* PSN \(0x[0-9a-f]*\).*/\1/p' | head -1)
+	[ -n "$sq_psn" ] || fail "no rc_pair line from the client"
+	python3 "$(dirname "$0")/go_back.py" "$caps/client.pcap" "$caps/server.pcap" "$sq_psn" \
+		$seed $drop ||
+		fail "go-back-N did not resume at the NAKed PSN" ;;
 trace)		# the --debug trace names the states a loss steps through
 	run_pair "--debug --wire-drop=5 --wire-seed=3" "" "" -m faults -n 300
 	need server dropped; need client dropped

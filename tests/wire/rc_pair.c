@@ -72,6 +72,9 @@
  *           succeed, the READ within one timeout, its bytes all the old
  *           ones or all the new ones, and the server finds the WRITE's.
  *
+ * -P sets the first PSN of this side's send queue (default one of its
+ * process ID), e.g. 0xfffff0 to cross the 24-bit wrap early.
+ *
  * -T and -R set the QPs' timeout and retry_cnt (default 14 and 3: 67 ms
  * and RETRY_EXC_ERR after 4 timeouts; -m faults: 16 and 7).
  *
@@ -125,8 +128,9 @@ int main(int argc, char **argv)
 	struct ex_exchange x;
 
 	int timeout = -1, retry_cnt = -1;
+	long first_psn = -1;
 
-	while ((opt = getopt(argc, argv, "p:g:m:r:n:o:T:R:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:g:m:r:n:o:T:R:P:")) != -1) {
 		switch (opt) {
 		case 'p': port = atoi(optarg); break;
 		case 'g': gidx = atoi(optarg); break;
@@ -136,8 +140,9 @@ int main(int argc, char **argv)
 		case 'o': fr.mix = optarg; break;
 		case 'T': timeout = atoi(optarg); break;
 		case 'R': retry_cnt = atoi(optarg); break;
+		case 'P': first_psn = strtol(optarg, NULL, 0) & 0xffffff; break;
 		default: DIE("usage: rc_pair [-m ops|absent|access|rnr|faults|sges|unmapped|unmapped_read|read_write] [-r rnr_retry] "
-			     "[-n count] [-o wsirfc] [-T timeout] [-R retry_cnt] [-g gid] "
+			     "[-n count] [-o wsirfc] [-T timeout] [-R retry_cnt] [-P psn] [-g gid] "
 			     "[-p port] [host]");
 		}
 	}
@@ -161,6 +166,8 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		host = argv[optind];
 	open_side(&s, gidx);
+	if (first_psn >= 0)
+		s.me.psn = (uint32_t)first_psn;
 	if (!strcmp(mode, "absent")) {
 		s.peer.lid = 0xbfff;
 		s.peer.qpn = 0xabcdef;

@@ -24,9 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wire/icrc.h"
-#include "wire/identity.h"
-#include "wire/roce.h"
+#include "ud_forge.h"
 #include "verbs_env.h"
 
 #define QKEY 0x11223344u
@@ -35,85 +33,37 @@
 #define TOO_LONG 512	/* longer than a WQE's FITS + 40-byte GRH area */
 #define WQE_BYTES (40 + FITS)
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 static uint8_t pattern(unsigned i)
 {
 	return (uint8_t)(0x5a ^ (i * 7));
-}
-
-/* BTH (UD SEND ONLY), DETH, payload, ICRC; returns the length. */
-static size_t ud_send_only(uint8_t *pkt, uint32_t src, uint32_t dst, uint32_t dqpn,
-			   uint32_t psn, size_t plen)
-{
-	size_t n = EMU_BTH_BYTES + EMU_DETH_BYTES;
-	uint8_t ipudp[28];
-	uint32_t crc;
-
-	memset(pkt, 0, n);
-	pkt[0] = EMU_TR_UD | EMU_BOP_SEND_ONLY;
-	pkt[1] = 0x40;			/* MigReq, pad 0, version 0 */
-	pkt[2] = pkt[3] = 0xff;		/* P_Key 0xffff */
-	put32(pkt + 4, dqpn & 0xffffff);
-	put32(pkt + 8, psn & 0xffffff);
-	put32(pkt + 12, QKEY);
-	put32(pkt + 16, 0x000bad);	/* a source QPN of the stranger's choosing */
-	for (size_t i = 0; i < plen; i++)
-		pkt[n + i] = pattern((unsigned)i);
-	n += plen;
-	emu_ipv4_udp_header(ipudp, src, dst, EMU_ROCE_UDP_PORT, EMU_ROCE_UDP_PORT,
-			    (uint16_t)(8 + n + 4));
-	crc = emu_icrc_begin(ipudp, pkt);
-	crc = emu_icrc_update(crc, pkt + EMU_BTH_BYTES, n - EMU_BTH_BYTES);
-	emu_icrc_final(crc, pkt + n);
-	return n + 4;
 }
 
 /* The child: nobody, from a free 127.0.250.x:4791, both datagrams
  * (system calls only: the parent has the device's threads). */
 static int stranger(uid_t uid, gid_t gid, uint32_t dst, uint32_t dqpn)
 {
-	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(EMU_ROCE_UDP_PORT),
-				  .sin_addr.s_addr = htonl(dst) };
-	static uint8_t pkt[TOO_LONG + 64];
-	uint32_t src = 0;
-	int fd = -1;
-	size_t n;
+	static uint8_t payload[TOO_LONG], pkt[TOO_LONG + 64];
+	struct ud_forge_pkt f = { .dst = dst, .dest_qpn = dqpn, .psn = 1, .qkey = QKEY,
+				  /* a source QPN of the stranger's choosing */
+				  .src_qpn = 0x000bad, .payload = payload, .len = TOO_LONG };
+	int fd;
 
 	if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid) ||
 	    !getuid())
 		return 77;
-	for (uint32_t x = 1; x < 255 && fd < 0; x++) {
-		struct sockaddr_in me = { .sin_family = AF_INET,
-					  .sin_port = htons(EMU_ROCE_UDP_PORT),
-					  .sin_addr.s_addr = htonl(0x7f00fa00u | x) };
-
-		fd = socket(AF_INET, SOCK_DGRAM, 0);
-		if (fd >= 0 && bind(fd, (struct sockaddr *)&me, sizeof(me))) {
-			close(fd);
-			fd = -1;
-		} else {
-			src = 0x7f00fa00u | x;
-		}
-	}
+	fd = ud_forge_socket(FORGE_ROCE_PORT, &f.src);
 	if (fd < 0)
 		return 1;
-	n = ud_send_only(pkt, src, dst, dqpn, 1, TOO_LONG);
-	if (sendto(fd, pkt, n, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)n)
+	for (unsigned i = 0; i < TOO_LONG; i++)
+		payload[i] = pattern(i);
+	if (ud_forge_send(fd, dst, FORGE_ROCE_PORT, pkt, ud_forge_send_only(pkt, &f)))
 		return 1;
 	/* the second only after the first had time to land: UD keeps no order
 	 * promise across a loaded host's scheduler, the CQE order is checked */
 	usleep(200000);
-	n = ud_send_only(pkt, src, dst, dqpn, 2, FITS);
-	if (sendto(fd, pkt, n, 0, (struct sockaddr *)&to, sizeof(to)) != (ssize_t)n)
-		return 1;
-	return 0;
+	f.psn = 2;
+	f.len = FITS;
+	return ud_forge_send(fd, dst, FORGE_ROCE_PORT, pkt, ud_forge_send_only(pkt, &f)) ? 1 : 0;
 }
 
 #define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); return 1; } while (0)

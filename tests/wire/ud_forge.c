@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* UD datagrams of a local sender's making (see ud_forge.h). */
+#include "ud_forge.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "wire/icrc.h"
+#include "wire/identity.h"
+#include "wire/roce.h"
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+int ud_forge_socket(uint16_t udp_port, uint32_t *src)
+{
+	for (uint32_t x = 1; x < 255; x++) {
+		struct sockaddr_in me = { .sin_family = AF_INET,
+					  .sin_port = htons(udp_port),
+					  .sin_addr.s_addr = htonl(0x7f00fa00u | x) };
+		int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+		if (fd < 0)
+			return -1;
+		if (!bind(fd, (struct sockaddr *)&me, sizeof(me))) {
+			*src = 0x7f00fa00u | x;
+			return fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+size_t ud_forge_send_only(uint8_t *pkt, const struct ud_forge_pkt *f)
+{
+	size_t n = EMU_BTH_BYTES + EMU_DETH_BYTES;
+	uint8_t ipudp[28];
+	uint32_t crc;
+
+	memset(pkt, 0, n);
+	pkt[0] = EMU_TR_UD | EMU_BOP_SEND_ONLY;
+	pkt[1] = 0x40;			/* MigReq, pad 0, version 0 */
+	pkt[2] = pkt[3] = 0xff;		/* P_Key 0xffff */
+	put32(pkt + 4, f->dest_qpn & 0xffffff);
+	put32(pkt + 8, f->psn & 0xffffff);
+	put32(pkt + 12, f->qkey);
+	put32(pkt + 16, f->src_qpn & 0xffffff);
+	if (f->len)
+		memcpy(pkt + n, f->payload, f->len);
+	n += f->len;
+	emu_ipv4_udp_header(ipudp, f->src, f->dst, EMU_ROCE_UDP_PORT, EMU_ROCE_UDP_PORT,
+			    (uint16_t)(8 + n + 4));
+	crc = emu_icrc_begin(ipudp, pkt);
+	crc = emu_icrc_update(crc, pkt + EMU_BTH_BYTES, n - EMU_BTH_BYTES);
+	emu_icrc_final(crc, pkt + n);
+	return n + 4;
+}
+
+int ud_forge_send(int fd, uint32_t dst, uint16_t udp_port, const uint8_t *pkt, size_t n)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(udp_port),
+				  .sin_addr.s_addr = htonl(dst) };
+
+	return sendto(fd, pkt, n, 0, (struct sockaddr *)&to, sizeof(to)) == (ssize_t)n ? 0 : -1;
+}
