@@ -99,11 +99,11 @@ struct emu_link_counters {
 	uint64_t rx_packets;	/* received with a good ICRC */
 	uint64_t rx_overflow;	/* dropped by a full receive buffer
 				 * (SO_RXQ_OVFL) */
-	uint64_t rx_bad;	/* a bad ICRC, too short, truncated, or not
-				 * from UDP port 4791 */
+	uint64_t rx_bad;	/* a bad ICRC, too short, or truncated */
 	uint64_t rx_bad_icrc;	/* of rx_bad: whole, but the ICRC differs */
-	uint64_t rx_refused;	/* whole and sound, but no QP took it: the
-				 * receive checks (transport/admission.h) */
+	uint64_t rx_refused;	/* not from UDP port 4791, or whole and
+				 * sound but no QP took it: the receive
+				 * checks (transport/admission.h) */
 };
 
 void emu_link_counters(unsigned port, struct emu_link_counters *out);
