@@ -32,7 +32,43 @@ extern "C" {
  * drives a queue at a time. The data path trusts the geometry of a handle:
  * use one only once it is filled, by its *_ring_init() call or completely
  * by hand. A zeroed handle is not an empty queue (polling one faults).
+ *
+ * Sizes: every handle has a fixed size, the same with 4- and 8-byte
+ * pointers (struct mlx4dv_sq_ring 192 bytes; _rq_ring, _srq_ring and
+ * _cq_ring 128; struct mlx4dv_qp_rings of lib.h 640), its fields at the
+ * offsets 0.2 gave them, and a trailing reserved array that later versions
+ * take their new fields from, so that a field added later moves nothing.
+ * The *_init() functions zero the reserved bytes; a program never reads or
+ * writes them (a hand-built handle zeroes them, as memset or "= {0}" do).
+ * The handles of 0.2 ended at their last field: a program built against
+ * that header reaches libmlx4dv through the functions' MLX4DV_0.1 and
+ * MLX4DV_0.2 symbol versions, which write only the fields it knows
+ * (docs/migration-0.3.md).
  */
+
+/* x with 4-byte pointers, y with 8-byte ones: the field offsets and the
+ * reserved sizes below, which the 0.2 layouts fix per pointer size. */
+#define __MLX4DV_BY_POINTER(x, y)	(sizeof(void *) == 8 ? (y) : (x))
+
+/* Pins the layout of a handle where the compiler can check it. */
+#if defined(__cplusplus) && __cplusplus >= 201103L
+#define __MLX4DV_LAYOUT_ASSERT(cond, msg)	static_assert(cond, msg)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define __MLX4DV_LAYOUT_ASSERT(cond, msg)	_Static_assert(cond, msg)
+#else
+#define __MLX4DV_LAYOUT_ASSERT(cond, msg) \
+	extern int __mlx4dv_layout_unchecked
+#endif
+
+/* Field f of struct mlx4dv_<s> at offset x (4-byte pointers) or y. */
+#define __MLX4DV_FIELD_AT(s, f, x, y) \
+	__MLX4DV_LAYOUT_ASSERT(offsetof(struct mlx4dv_##s, f) == \
+			       __MLX4DV_BY_POINTER(x, y), \
+			       "struct mlx4dv_" #s "." #f " moved")
+/* struct mlx4dv_<s> is n bytes with any pointer size. */
+#define __MLX4DV_SIZE_IS(s, n) \
+	__MLX4DV_LAYOUT_ASSERT(sizeof(struct mlx4dv_##s) == (n), \
+			       "struct mlx4dv_" #s " is not " #n " bytes")
 
 /* Flags of struct mlx4dv_sq_ring.flags. */
 enum mlx4dv_sq_ring_flags {
@@ -127,6 +163,8 @@ enum mlx4dv_sq_fast_path {
  *               post of a WQE of several WQEBBs. 0 (read every size from
  *               the ring) is always safe; a program that finishes WQEs of
  *               several WQEBBs without mlx4dv_sq_wqe_finish() clears it.
+ * reserved:     192 bytes in all (see "Sizes" above): zeroed by
+ *               mlx4dv_sq_ring_init(), never touched by a program.
  */
 struct mlx4dv_sq_ring {
 	uint8_t			*buf;
@@ -150,18 +188,34 @@ struct mlx4dv_sq_ring {
 	uint32_t		ring_stamped;
 	uint32_t		fast_path;
 	uint32_t		single_wqebb;
+	uint8_t			reserved[192 - __MLX4DV_BY_POINTER(84, 108)];
 };
 
+/* The 0.2 layout, pinned; reserved starts where 0.2's last field ended. */
+__MLX4DV_SIZE_IS(sq_ring, 192);
+__MLX4DV_FIELD_AT(sq_ring, buf, 0, 0);
+__MLX4DV_FIELD_AT(sq_ring, wqe_cnt, 4, 8);
+__MLX4DV_FIELD_AT(sq_ring, wqe_shift, 8, 12);
+__MLX4DV_FIELD_AT(sq_ring, head, 12, 16);
+__MLX4DV_FIELD_AT(sq_ring, tail, 16, 20);
+__MLX4DV_FIELD_AT(sq_ring, spare_wqes, 20, 24);
+__MLX4DV_FIELD_AT(sq_ring, max_post, 24, 28);
+__MLX4DV_FIELD_AT(sq_ring, max_inline, 28, 32);
+__MLX4DV_FIELD_AT(sq_ring, max_gather, 32, 36);
+__MLX4DV_FIELD_AT(sq_ring, qpn, 36, 40);
+__MLX4DV_FIELD_AT(sq_ring, doorbell_qpn, 40, 44);
+__MLX4DV_FIELD_AT(sq_ring, qp_type, 44, 48);
+__MLX4DV_FIELD_AT(sq_ring, doorbell, 48, 56);
+__MLX4DV_FIELD_AT(sq_ring, bf_reg, 52, 64);
+__MLX4DV_FIELD_AT(sq_ring, bf_buf_size, 56, 72);
+__MLX4DV_FIELD_AT(sq_ring, bf_offset, 60, 76);
+__MLX4DV_FIELD_AT(sq_ring, flags, 64, 80);
+__MLX4DV_FIELD_AT(sq_ring, wrid, 68, 88);
+__MLX4DV_FIELD_AT(sq_ring, ring_stamped, 72, 96);
 /* __mlx4dv_sq_hot() reads ring_stamped and fast_path as one 8-byte word. */
-#if defined(__cplusplus) && __cplusplus >= 201103L
-static_assert(offsetof(struct mlx4dv_sq_ring, fast_path) ==
-	      offsetof(struct mlx4dv_sq_ring, ring_stamped) + 4,
-	      "fast_path must follow ring_stamped");
-#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
-_Static_assert(offsetof(struct mlx4dv_sq_ring, fast_path) ==
-	       offsetof(struct mlx4dv_sq_ring, ring_stamped) + 4,
-	       "fast_path must follow ring_stamped");
-#endif
+__MLX4DV_FIELD_AT(sq_ring, fast_path, 76, 100);
+__MLX4DV_FIELD_AT(sq_ring, single_wqebb, 80, 104);
+__MLX4DV_FIELD_AT(sq_ring, reserved, 84, 108);
 
 /*
  * Receive queue handle, for the RQ of a QP and for a receive WQ (RSS).
@@ -176,6 +230,9 @@ _Static_assert(offsetof(struct mlx4dv_sq_ring, fast_path) ==
  * db:         doorbell record (host memory the device reads).
  * wrid:       optional, wqe_cnt entries, for wr_id bookkeeping; or NULL.
  * qpn:        QPN (or WQ number) the CQEs of this ring carry.
+ * reserved:   128 bytes in all (see "Sizes" above): zeroed by
+ *             mlx4dv_rq_ring_init() and mlx4dv_wq_ring_init(), never
+ *             touched by a program.
  */
 struct mlx4dv_rq_ring {
 	uint8_t			*buf;
@@ -187,7 +244,20 @@ struct mlx4dv_rq_ring {
 	uint32_t		qpn;
 	__be32			*db;
 	uint64_t		*wrid;
+	uint8_t			reserved[128 - __MLX4DV_BY_POINTER(36, 48)];
 };
+
+__MLX4DV_SIZE_IS(rq_ring, 128);
+__MLX4DV_FIELD_AT(rq_ring, buf, 0, 0);
+__MLX4DV_FIELD_AT(rq_ring, wqe_cnt, 4, 8);
+__MLX4DV_FIELD_AT(rq_ring, wqe_shift, 8, 12);
+__MLX4DV_FIELD_AT(rq_ring, head, 12, 16);
+__MLX4DV_FIELD_AT(rq_ring, tail, 16, 20);
+__MLX4DV_FIELD_AT(rq_ring, max_scatter, 20, 24);
+__MLX4DV_FIELD_AT(rq_ring, qpn, 24, 28);
+__MLX4DV_FIELD_AT(rq_ring, db, 28, 32);
+__MLX4DV_FIELD_AT(rq_ring, wrid, 32, 40);
+__MLX4DV_FIELD_AT(rq_ring, reserved, 36, 48);
 
 /*
  * Shared receive queue handle.
@@ -205,6 +275,8 @@ struct mlx4dv_rq_ring {
  * db:          doorbell record.
  * srqn:        SRQ number.
  * wrid:        optional, wqe_cnt entries indexed by WQE index; or NULL.
+ * reserved:    128 bytes in all (see "Sizes" above): zeroed by
+ *              mlx4dv_srq_ring_init(), never touched by a program.
  */
 struct mlx4dv_srq_ring {
 	uint8_t			*buf;
@@ -217,7 +289,21 @@ struct mlx4dv_srq_ring {
 	uint32_t		srqn;
 	__be32			*db;
 	uint64_t		*wrid;
+	uint8_t			reserved[128 - __MLX4DV_BY_POINTER(40, 56)];
 };
+
+__MLX4DV_SIZE_IS(srq_ring, 128);
+__MLX4DV_FIELD_AT(srq_ring, buf, 0, 0);
+__MLX4DV_FIELD_AT(srq_ring, wqe_cnt, 4, 8);
+__MLX4DV_FIELD_AT(srq_ring, wqe_shift, 8, 12);
+__MLX4DV_FIELD_AT(srq_ring, head, 12, 16);
+__MLX4DV_FIELD_AT(srq_ring, tail, 16, 20);
+__MLX4DV_FIELD_AT(srq_ring, counter, 20, 24);
+__MLX4DV_FIELD_AT(srq_ring, max_scatter, 24, 28);
+__MLX4DV_FIELD_AT(srq_ring, srqn, 28, 32);
+__MLX4DV_FIELD_AT(srq_ring, db, 32, 40);
+__MLX4DV_FIELD_AT(srq_ring, wrid, 36, 48);
+__MLX4DV_FIELD_AT(srq_ring, reserved, 40, 56);
 
 /*
  * Completion queue handle.
@@ -233,6 +319,9 @@ struct mlx4dv_srq_ring {
  * arm_sn:     arm sequence number (2 bits used); +1 per event acknowledged.
  * cqn:        CQ number.
  * uar:        UAR page; the arm doorbell is at uar + MLX4_CQ_DOORBELL.
+ * reserved:   128 bytes in all (see "Sizes" above): zeroed by
+ *             mlx4dv_cq_ring_init(), kept by mlx4dv_cq_ring_resize(),
+ *             never touched by a program.
  */
 struct mlx4dv_cq_ring {
 	uint8_t			*buf;
@@ -244,7 +333,20 @@ struct mlx4dv_cq_ring {
 	__be32			*set_ci_db;
 	__be32			*arm_db;
 	uint8_t			*uar;
+	uint8_t			reserved[128 - __MLX4DV_BY_POINTER(36, 56)];
 };
+
+__MLX4DV_SIZE_IS(cq_ring, 128);
+__MLX4DV_FIELD_AT(cq_ring, buf, 0, 0);
+__MLX4DV_FIELD_AT(cq_ring, cqe_cnt, 4, 8);
+__MLX4DV_FIELD_AT(cq_ring, cqe_size, 8, 12);
+__MLX4DV_FIELD_AT(cq_ring, cons_index, 12, 16);
+__MLX4DV_FIELD_AT(cq_ring, arm_sn, 16, 20);
+__MLX4DV_FIELD_AT(cq_ring, cqn, 20, 24);
+__MLX4DV_FIELD_AT(cq_ring, set_ci_db, 24, 32);
+__MLX4DV_FIELD_AT(cq_ring, arm_db, 28, 40);
+__MLX4DV_FIELD_AT(cq_ring, uar, 32, 48);
+__MLX4DV_FIELD_AT(cq_ring, reserved, 36, 56);
 
 #ifdef __cplusplus
 }

@@ -39,7 +39,12 @@ extern "C" {
  *    providers/mlx4/verbs.c create_qp_ex, qp.c mlx4_calc_sq_wqe_size and
  *    mlx4_set_sq_sizes) and cross-checked against ibv_query_qp().
  *  - On error the output handle is left exactly as it was and errno-style
- *    codes are returned (the function does not set errno).
+ *    codes are returned (the function does not set errno). On success
+ *    the whole handle is written, its reserved bytes zeroed (handle.h,
+ *    "Sizes"). Programs built against the 0.2 header, whose handles are
+ *    smaller, reach these functions through their MLX4DV_0.1 symbol
+ *    versions (mlx4dv_cq_ring_resize(): MLX4DV_0.2), which write only the
+ *    0.2 bytes; the default versions are MLX4DV_0.3.
  *  - Convert a queue before its first post or poll through verbs: the
  *    producer and consumer counts of a fresh queue are 0. After a QP is
  *    moved to RESET, libmlx4 zeroes its counters and its receive doorbell
@@ -297,14 +302,30 @@ enum mlx4dv_qp_rings_flags {
 	MLX4DV_QP_RINGS_SHARED_CQ	= 1 << 3,
 };
 
-/* Every handle of one QP. */
+/*
+ * Every handle of one QP: 640 bytes with any pointer size, as the handles
+ * it holds have fixed sizes (handle.h, "Sizes"). reserved is zeroed by
+ * mlx4dv_qp_rings_init() and never touched by a program. The 0.2 struct
+ * held the shorter 0.2 handles back to back, so every member after sq has
+ * moved; a program built against 0.2 keeps the old layout through the
+ * MLX4DV_0.1 symbols of the two functions below.
+ */
 struct mlx4dv_qp_rings {
 	struct mlx4dv_sq_ring	sq;
 	struct mlx4dv_rq_ring	rq;
 	struct mlx4dv_cq_ring	send_cq;
 	struct mlx4dv_cq_ring	recv_cq;
 	uint32_t		flags;	/* enum mlx4dv_qp_rings_flags */
+	uint8_t			reserved[60];
 };
+
+__MLX4DV_SIZE_IS(qp_rings, 640);
+__MLX4DV_FIELD_AT(qp_rings, sq, 0, 0);
+__MLX4DV_FIELD_AT(qp_rings, rq, 192, 192);
+__MLX4DV_FIELD_AT(qp_rings, send_cq, 320, 320);
+__MLX4DV_FIELD_AT(qp_rings, recv_cq, 448, 448);
+__MLX4DV_FIELD_AT(qp_rings, flags, 576, 576);
+__MLX4DV_FIELD_AT(qp_rings, reserved, 580, 580);
 
 /*
  * mlx4dv_qp_rings_init - fill the SQ, RQ and both CQ handles of a QP in
