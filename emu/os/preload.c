@@ -22,15 +22,14 @@
  *  - open of a gid_attrs file of the tree whose attribute the kernel
  *    cannot show marks the descriptor: read, pread and copy_file_range
  *    on it fail as the kernel's read does (os/sysfs_gid.h).
- * Everything else is passed through unchanged.
+ * Everything else is passed through unchanged.  The library's constructor
+ * and destructor (start-up, exit reports) are os/lifecycle.c's.
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -41,25 +40,14 @@
 
 #include "adapter/adapter.h"
 #include "adapter/clock.h"
-#include "adapter/engine.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "cm/ucma.h"
 #include "cmd/cmd.h"
-#include "adapter/port.h"
-#include "os/netif.h"
 #include "os/netif_ioctl.h"
 #include "os/fault.h"
 #include "os/sysfs.h"
 #include "os/sysfs_gid.h"
-#include "os/sysfs_pci.h"
-#include "transport/transport.h"
-#include "wire/capture.h"
-#include "wire/faults.h"
-#include "wire/identity.h"
-#include "wire/link.h"
-#include "wire/segment.h"
-#include "wire/vxlan.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -556,183 +544,4 @@ EXPORT int socket(int domain, int type, int protocol)
 	}
 	RESOLVE(real_socket, "socket");
 	return real_socket(domain, type, protocol);
-}
-
-static pid_t sysfs_owner;
-
-/* The adapters of the segment find this one through its tree. */
-static void publish_segment(void)
-{
-	const char *root = emu_sysfs_root();
-	const char *slash = strrchr(root, '/');
-	char text[256], base[4096];
-
-	if (!slash || (size_t)(slash - root) >= sizeof(base))
-		return;
-	emu_segment_describe(text, sizeof(text));
-	if (emu_sysfs_put(EMU_SEGMENT_FILE, text))
-		fprintf(stderr, "mlx4emu: cannot publish the wire segment: %s\n",
-			strerror(errno));
-	memcpy(base, root, (size_t)(slash - root));
-	base[slash - root] = '\0';
-	emu_segment_init(base, slash + 1);
-}
-
-/* The constructor and destructor run inside the program's own calls
- * (start-up, exit, dlopen): errno is left as they found it. */
-static void emu_start(void);
-
-__attribute__((constructor)) static void emu_init(void)
-{
-	int saved = errno;
-
-	emu_start();
-	errno = saved;
-}
-
-/*
- * MLX4EMU_CHECK=1, mlx4emu-run's preflight: the configuration is parsed
- * and the ports' addresses claimed as for a device, then the process
- * exits before its main, 0 when the device would start, 1 (after the
- * messages) when not.  So the launcher refuses a program the device would
- * fail, by the rules of this parser and no copy of them.
- */
-static bool check_only(void)
-{
-	const char *v = getenv("MLX4EMU_CHECK");
-
-	return v && *v && strcmp(v, "0");
-}
-
-static void emu_start(void)
-{
-	bool check = check_only();
-
-	emu_engine_init();
-	if (emu_config_load()) {
-		if (check)
-			_exit(1);
-		fprintf(stderr, "mlx4emu: bad configuration, device disabled\n");
-		return;
-	}
-	emu_faults_init();
-	emu_attributes_apply_defaults();
-	if (emu_identity_claim()) {
-		if (check)
-			_exit(1);
-		fprintf(stderr, "mlx4emu: no address for the adapter, device disabled\n");
-		return;
-	}
-	if (check) {
-		emu_identity_release();
-		_exit(emu_cfg.pcap && emu_capture_check(emu_cfg.pcap) ? 1 : 0);
-	}
-	if (emu_cfg.pcap && emu_capture_open(emu_cfg.pcap)) {
-		emu_identity_release();
-		return;
-	}
-	if (emu_transport_init()) {
-		fprintf(stderr, "mlx4emu: cannot register the transport, device disabled\n");
-		emu_identity_release();
-		return;
-	}
-	emu_cm_init();
-	if (emu_sysfs_create()) {
-		fprintf(stderr, "mlx4emu: cannot create the sysfs tree: %s\n",
-			strerror(errno));
-		return;
-	}
-	if (emu_fault_install())
-		fprintf(stderr, "mlx4emu: cannot install the fault handler: %s\n",
-			strerror(errno));
-	sysfs_owner = getpid();
-	publish_segment();
-	emu_ports_init();
-	if (emu_netif_create())
-		fprintf(stderr, "mlx4emu: cannot create the network interfaces: %s\n",
-			strerror(errno));
-	setenv("SYSFS_PATH", emu_sysfs_root(), 1);
-	/* DPDK's PCI bus scan (rte_pci_get_sysfs_path) */
-	setenv("SYSFS_PCI_DEVICES", emu_sysfs_pci_devices(), 1);
-	EMU_TRACE("device %s (0x%04x), %u port(s), sysfs at %s", EMU_IBDEV_NAME,
-		  emu_cfg.device_id, emu_cfg.ports, emu_sysfs_root());
-}
-
-/* The same for the port's RoCEv2 packets (every link layer). */
-static void report_wire_packets(unsigned p)
-{
-	struct emu_link_counters c;
-
-	uint64_t ud_no_wqe = emu_port_ud_no_wqe_drops(p);
-
-	emu_link_counters(p, &c);
-	if (!c.tx_packets && !c.rx_packets && !c.tx_lost && !c.rx_overflow && !c.rx_bad &&
-	    !c.rx_refused)
-		return;
-	if (!c.tx_lost && !c.rx_overflow && !c.rx_bad && !c.rx_refused && !ud_no_wqe &&
-	    !emu_cfg.debug)
-		return;
-	fprintf(stderr,
-		"mlx4emu: port %u RoCEv2 over the wire: %" PRIu64 " packets sent, %" PRIu64
-		" received; lost: %" PRIu64 " on send, %" PRIu64
-		" receive buffer overflow or filtered, %" PRIu64 " bad ICRC or framing; %"
-		PRIu64 " refused (no QP takes them from that sender); %" PRIu64
-		" UD without a receive WQE\n",
-		p, c.tx_packets, c.rx_packets, c.tx_lost, c.rx_overflow, c.rx_bad, c.rx_refused,
-		ud_no_wqe);
-}
-
-/*
- * At exit, for each port that exchanged packets or frames with other
- * adapters and lost any on the way (or always with --debug), one line:
- * what crossed the wire and where they were lost, so that no loss is
- * silent.
- */
-static void report_wire_frames(void)
-{
-	for (unsigned p = 1; p <= emu_cfg.ports; p++)
-		report_wire_packets(p);
-	for (unsigned p = 1; p <= emu_cfg.ports; p++) {
-		struct emu_vxlan_counters v;
-		uint64_t no_wqe = emu_port_no_wqe_drops(p), lost;
-
-		if (emu_cfg.link_layer[p - 1] != EMU_LL_ETH)
-			continue;
-		emu_vxlan_counters(p, &v);
-		lost = v.tx_lost + v.rx_overflow + v.rx_bad + no_wqe;
-		if (!v.tx_frames && !v.rx_frames && !v.tx_lost && !v.rx_overflow)
-			continue;
-		if (!lost && !emu_cfg.debug)
-			continue;
-		fprintf(stderr,
-			"mlx4emu: port %u Ethernet over the wire: %" PRIu64 " frames sent, %"
-			PRIu64 " received; lost: %" PRIu64 " on send, %" PRIu64
-			" receive buffer overflow, %" PRIu64 " not taken, %" PRIu64
-			" no receive WQE\n",
-			p, v.tx_frames, v.rx_frames, v.tx_lost, v.rx_overflow, v.rx_bad, no_wqe);
-	}
-}
-
-__attribute__((destructor)) static void emu_fini(void)
-{
-	/* a forked child must not remove its parent's tree */
-	int saved = errno;
-
-	if (sysfs_owner == getpid()) {
-		/* the peers of this adapter's connections hear it go */
-		emu_cm_shutdown();
-		emu_sysfs_remove();
-		/* frames the faults still hold were in flight: they arrive */
-		pthread_mutex_lock(&emu_dev.lock);
-		emu_link_release_held(UINT64_MAX);
-		pthread_mutex_unlock(&emu_dev.lock);
-	}
-	emu_identity_release();
-	emu_vxlan_close();
-	emu_capture_close();
-	if (sysfs_owner == getpid()) {
-		emu_faults_report();
-		report_wire_frames();
-	}
-	errno = saved;
 }

@@ -4,14 +4,17 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/udp.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 
+#include "base/config.h"
 #include "base/guard.h"
 #include "base/trace.h"
 #include "wire/capture.h"
@@ -582,6 +585,27 @@ void emu_link_counters(unsigned port, struct emu_link_counters *out)
 	out->rx_refused = atomic_load(&lp->rx_refused);
 	if (kernel_drops(port, &drops) && drops > out->rx_overflow)
 		out->rx_overflow = drops;
+}
+
+void emu_link_report(unsigned port, uint64_t ud_no_wqe)
+{
+	struct emu_link_counters c;
+
+	emu_link_counters(port, &c);
+	if (!c.tx_packets && !c.rx_packets && !c.tx_lost && !c.rx_overflow && !c.rx_bad &&
+	    !c.rx_refused)
+		return;
+	if (!c.tx_lost && !c.rx_overflow && !c.rx_bad && !c.rx_refused && !ud_no_wqe &&
+	    !emu_cfg.debug)
+		return;
+	fprintf(stderr,
+		"mlx4emu: port %u RoCEv2 over the wire: %" PRIu64 " packets sent, %" PRIu64
+		" received; lost: %" PRIu64 " on send, %" PRIu64
+		" receive buffer overflow or filtered, %" PRIu64 " bad ICRC or framing; %"
+		PRIu64 " refused (no QP takes them from that sender); %" PRIu64
+		" UD without a receive WQE\n",
+		port, c.tx_packets, c.rx_packets, c.tx_lost, c.rx_overflow, c.rx_bad,
+		c.rx_refused, ud_no_wqe);
 }
 
 void emu_link_count_refused(unsigned port)

@@ -107,6 +107,15 @@ struct emu_link_counters {
 };
 
 void emu_link_counters(unsigned port, struct emu_link_counters *out);
+/*
+ * The exit report of `port`: one line on stderr of what its socket carried
+ * and lost, printed when the socket saw any packet and something was lost
+ * (ud_no_wqe counts), or whenever it saw one with --debug, so that no loss
+ * is silent.  ud_no_wqe is the adapter's count of UD datagrams the port
+ * had no receive WQE for (adapter/port.h), which the line shows beside
+ * the wire's.
+ */
+void emu_link_report(unsigned port, uint64_t ud_no_wqe);
 /* One packet of `port` the receive checks dropped (rx_refused). */
 void emu_link_count_refused(unsigned port);
 

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -223,6 +224,26 @@ void emu_vxlan_counters(unsigned port, struct emu_vxlan_counters *out)
 	out->tx_lost = atomic_load(&t->tx_lost);
 	out->rx_overflow = atomic_load(&t->rx_overflow);
 	out->rx_bad = atomic_load(&t->rx_bad);
+}
+
+void emu_vxlan_report(unsigned port, uint64_t no_wqe)
+{
+	struct emu_vxlan_counters v;
+	uint64_t lost;
+
+	if (emu_cfg.link_layer[port - 1] != EMU_LL_ETH)
+		return;
+	emu_vxlan_counters(port, &v);
+	lost = v.tx_lost + v.rx_overflow + v.rx_bad + no_wqe;
+	if (!v.tx_frames && !v.rx_frames && !v.tx_lost && !v.rx_overflow)
+		return;
+	if (!lost && !emu_cfg.debug)
+		return;
+	fprintf(stderr,
+		"mlx4emu: port %u Ethernet over the wire: %" PRIu64 " frames sent, %" PRIu64
+		" received; lost: %" PRIu64 " on send, %" PRIu64 " receive buffer overflow, %"
+		PRIu64 " not taken, %" PRIu64 " no receive WQE\n",
+		port, v.tx_frames, v.rx_frames, v.tx_lost, v.rx_overflow, v.rx_bad, no_wqe);
 }
 
 void emu_vxlan_count_bad(unsigned port)

@@ -75,6 +75,16 @@ struct emu_vxlan_counters {
 	uint64_t rx_bad;	/* not a VXLAN frame, or a frame of another segment */
 };
 void emu_vxlan_counters(unsigned port, struct emu_vxlan_counters *out);
+/*
+ * The exit report of an Ethernet `port`'s tunnel: one line on stderr of
+ * what crossed it and what was lost, printed when the tunnel saw any frame
+ * and something was lost (no_wqe counts), or whenever it saw one with
+ * --debug.  no_wqe is the adapter's count of frames a raw QP or WQ of the
+ * port had no receive WQE for (adapter/port.h), which the line shows
+ * beside the tunnel's.  An InfiniBand port has no tunnel and prints
+ * nothing.
+ */
+void emu_vxlan_report(unsigned port, uint64_t no_wqe);
 /* A frame the port took but nobody above could use (rx_bad). */
 void emu_vxlan_count_bad(unsigned port);
 
