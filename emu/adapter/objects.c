@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapter/cq.h"
 #include "adapter/doorbell.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
@@ -70,11 +71,7 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 	for (unsigned i = 0; i < emu_dev.srq_end; i++)
 		if (emu_dev.srq[i].used && emu_dev.srq[i].ctx == ctx)
 			emu_dev.srq[i].used = false;
-	for (unsigned i = 0; i < emu_dev.cq_end; i++)
-		if (emu_dev.cq[i].used && emu_dev.cq[i].ctx == ctx) {
-			emu_events_forget_cq(&emu_dev.cq[i]);
-			emu_dev.cq[i].used = false;
-		}
+	emu_cq_release_ctx(ctx);
 	keys_release_ctx(ctx);
 	for (unsigned i = 0; i < EMU_MAX_PD; i++)
 		if (emu_dev.pd[i].used && emu_dev.pd[i].ctx == ctx)

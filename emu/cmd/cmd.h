@@ -96,7 +96,6 @@ int emu_srq_create(struct emu_cmd *c, const struct emu_srq_create_req *q);
 
 /* object lookup by handle, NULL when the handle is not a live object */
 struct emu_pd *emu_pd_get(struct emu_ctx *ctx, uint32_t h);
-struct emu_cq *emu_cq_get(struct emu_ctx *ctx, uint32_t h);
 struct emu_srq *emu_srq_get(struct emu_ctx *ctx, uint32_t h);
 struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h);
 

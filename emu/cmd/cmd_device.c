@@ -12,6 +12,7 @@
 
 #include "adapter/attributes.h"
 #include "adapter/clock.h"
+#include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/objects.h"
@@ -226,9 +227,7 @@ void emu_channel_release(int channel)
 	if (ch->used) {
 		emu_evq_close(&ch->q);
 		ch->used = false;
-		for (unsigned i = 0; i < emu_dev.cq_end; i++)
-			if (emu_dev.cq[i].used && emu_dev.cq[i].channel == channel)
-				emu_dev.cq[i].channel = -1;
+		emu_cq_channel_closed(channel);
 	}
 	pthread_mutex_unlock(&emu_dev.lock);
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/mcast.h"
@@ -204,10 +205,10 @@ static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 	if (q->ind_tbl != ~0u) {
 		err = qp_setup_rss(c, qp, q);
 	} else {
-		qp->scq = emu_cq_get(c->ctx, q->scq);
+		qp->scq = emu_cq_lookup(c->ctx, q->scq);
 		/* an XRC initiator receives nothing: mlx4_ib gives it its
 		 * send CQ as receive CQ */
-		qp->rcq = q->type == EMU_QPT_XRC_INI ? qp->scq : emu_cq_get(c->ctx, q->rcq);
+		qp->rcq = q->type == EMU_QPT_XRC_INI ? qp->scq : emu_cq_lookup(c->ctx, q->rcq);
 		err = (!qp->scq || !qp->rcq) ? EINVAL : 0;
 		if (!err && (q->is_srq || q->srq != ~0u) && q->type != EMU_QPT_XRC_INI) {
 			/* an XRC SRQ takes messages of XRC target QPs only */

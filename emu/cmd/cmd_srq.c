@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/objects.h"
@@ -179,7 +180,7 @@ int emu_cmd_create_wq(struct emu_cmd *c)
 
 	emu_get_drv_in(c, &drv, sizeof(drv));
 	if (q->comp_mask || q->wq_type != IBV_WQT_RQ || q->create_flags ||
-	    !emu_pd_get(c->ctx, q->pd_handle) || !emu_cq_get(c->ctx, q->cq_handle) ||
+	    !emu_pd_get(c->ctx, q->pd_handle) || !emu_cq_lookup(c->ctx, q->cq_handle) ||
 	    c->drv_in_len < offsetof(struct mlx4_ib_create_wq, log_range_size) ||
 	    !q->max_wr || q->max_wr > emu_cfg.max_qp_wr || !q->max_sge ||
 	    q->max_sge > emu_cfg.max_sge || (drv.buf_addr & 63) || (drv.db_addr & 3))
@@ -213,7 +214,7 @@ int emu_cmd_create_wq(struct emu_cmd *c)
 	wq->ctx = c->ctx;
 	wq->user_handle = q->user_handle;
 	wq->pdn = q->pd_handle;
-	wq->rcq = emu_cq_get(c->ctx, q->cq_handle);
+	wq->rcq = emu_cq_lookup(c->ctx, q->cq_handle);
 	wq->scq = wq->rcq;
 	/* libmlx4 gives a WQ a dummy one-WQEBB send queue of 64 bytes */
 	wq->sq_shift = 6;

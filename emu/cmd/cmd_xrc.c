@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "adapter/cq.h"
 #include "adapter/xrc.h"
 #include "base/libc.h"
 #include "cmd/cmd.h"
@@ -53,7 +54,7 @@ int emu_cmd_create_xsrq(struct emu_cmd *c)
 		break;
 	case IBV_SRQT_XRC:
 		req.xrcd_via = emu_xrcd_handle_get(c->ctx, q->xrcd_handle);
-		req.cq = emu_cq_get(c->ctx, q->cq_handle);
+		req.cq = emu_cq_lookup(c->ctx, q->cq_handle);
 		if (!req.xrcd_via || !req.cq)
 			return EINVAL;
 		break;
