@@ -11,6 +11,7 @@
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
 #include "adapter/remote.h"
+#include "adapter/srq.h"
 #include "adapter/xrc.h"
 
 bool emu_pd_in_use(uint32_t pdn)
@@ -68,9 +69,7 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 			free(emu_dev.ind[i]);
 			emu_dev.ind[i] = NULL;
 		}
-	for (unsigned i = 0; i < emu_dev.srq_end; i++)
-		if (emu_dev.srq[i].used && emu_dev.srq[i].ctx == ctx)
-			emu_dev.srq[i].used = false;
+	emu_srq_release_ctx(ctx);
 	emu_cq_release_ctx(ctx);
 	keys_release_ctx(ctx);
 	for (unsigned i = 0; i < EMU_MAX_PD; i++)

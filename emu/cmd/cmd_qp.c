@@ -18,8 +18,9 @@
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
 #include "adapter/remote.h"
+#include "adapter/srq.h"
 #include "cmd/qp_state.h"
-#include "cmd/sizes.h"
+#include "base/sizes.h"
 #include "adapter/doorbell.h"
 #include "adapter/xrc.h"
 
@@ -212,7 +213,7 @@ static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 		err = (!qp->scq || !qp->rcq) ? EINVAL : 0;
 		if (!err && (q->is_srq || q->srq != ~0u) && q->type != EMU_QPT_XRC_INI) {
 			/* an XRC SRQ takes messages of XRC target QPs only */
-			qp->srq = emu_srq_get(c->ctx, q->srq);
+			qp->srq = emu_srq_lookup(c->ctx, q->srq);
 			if (!qp->srq || qp->srq->xrcd)
 				err = EINVAL;
 		}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "adapter/cq.h"
+#include "adapter/srq.h"
 #include "adapter/xrc.h"
 #include "base/libc.h"
 #include "cmd/cmd.h"
@@ -44,8 +45,8 @@ int emu_cmd_close_xrcd(struct emu_cmd *c)
 int emu_cmd_create_xsrq(struct emu_cmd *c)
 {
 	const struct ib_uverbs_create_xsrq *q = c->in;
-	struct emu_srq_create_req req = {
-		.user_handle = q->user_handle, .pd = q->pd_handle,
+	struct emu_srq_attrs req = {
+		.user_handle = q->user_handle, .pdn = q->pd_handle,
 		.max_wr = q->max_wr, .max_sge = q->max_sge,
 	};
 
@@ -62,7 +63,7 @@ int emu_cmd_create_xsrq(struct emu_cmd *c)
 		/* tag matching: mlx4_ib has no such SRQ */
 		return EOPNOTSUPP;
 	}
-	return emu_srq_create(c, &req);
+	return emu_cmd_srq_create(c, &req);
 }
 
 int emu_cmd_open_qp(struct emu_cmd *c)
