@@ -7,6 +7,7 @@
 #include "adapter/doorbell.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
+#include "adapter/ind_tbl.h"
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
@@ -64,11 +65,7 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 			emu_remote_qp_destroyed(emu_dev.qp_tab[i]);
 			emu_dev.qp_tab[i]->used = false;
 		}
-	for (unsigned i = 0; i < EMU_MAX_IND_TBL; i++)
-		if (emu_dev.ind[i] && emu_dev.ind[i]->ctx == ctx) {
-			free(emu_dev.ind[i]);
-			emu_dev.ind[i] = NULL;
-		}
+	emu_ind_tbl_release_ctx(ctx);
 	emu_srq_release_ctx(ctx);
 	emu_cq_release_ctx(ctx);
 	keys_release_ctx(ctx);

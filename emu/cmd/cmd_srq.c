@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * SRQ, receive WQ and RSS indirection table commands.  The SRQ itself is
- * the adapter's (adapter/srq.c).
+ * SRQ, receive WQ and RSS indirection table commands.  The SRQ and the
+ * table are the adapter's (adapter/srq.c, adapter/ind_tbl.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
+#include "adapter/ind_tbl.h"
 #include "adapter/objects.h"
 #include "adapter/xrc.h"
 #include "adapter/qpn.h"
@@ -223,15 +224,8 @@ int emu_cmd_destroy_wq(struct emu_cmd *c)
 
 	if (!wq || q->comp_mask)
 		return EINVAL;
-	for (unsigned i = 0; i < EMU_MAX_IND_TBL; i++) {
-		struct emu_ind_tbl *t = emu_dev.ind[i];
-
-		if (!t)
-			continue;
-		for (uint32_t j = 0; j < (1u << t->log_size); j++)
-			if (t->wqn[j] == wq->qpn)
-				return EBUSY;
-	}
+	if (emu_ind_tbl_has_wq(wq->qpn))
+		return EBUSY;
 	r.response_length = sizeof(r);
 	emu_events_forget(wq->ctx, &wq->async_events);
 	r.events_reported = wq->async_events;
@@ -251,7 +245,7 @@ int emu_cmd_create_ind_tbl(struct emu_cmd *c)
 	const uint32_t *handles = (const uint32_t *)((const uint8_t *)c->in_raw +
 						      sizeof(*q));
 	struct emu_ind_tbl *t;
-	uint32_t n, slot = EMU_MAX_IND_TBL;
+	uint32_t n, handle;
 	int err;
 
 	if (q->comp_mask || q->log_ind_tbl_size > EMU_LOG_MAX_RSS_TBL)
@@ -267,46 +261,26 @@ int emu_cmd_create_ind_tbl(struct emu_cmd *c)
 	for (uint32_t i = 0; i < n; i++)
 		if (handles[i] != handles[0] + i || handles[0] % n)
 			return EINVAL;
-	for (uint32_t i = 1; i < EMU_MAX_IND_TBL && slot == EMU_MAX_IND_TBL; i++)
-		if (!emu_dev.ind[i])
-			slot = i;
-	if (slot == EMU_MAX_IND_TBL)
-		return ENOMEM;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return ENOMEM;
-	t->used = true;
-	t->ctx = c->ctx;
-	t->log_size = q->log_ind_tbl_size;
-	for (uint32_t i = 0; i < n; i++)
-		t->wqn[i] = handles[i];
+	err = emu_ind_tbl_create(c->ctx, q->log_ind_tbl_size, handles, &t, &handle);
+	if (err)
+		return err;
 	r.response_length = sizeof(r);
-	r.ind_tbl_handle = slot;
-	r.ind_tbl_num = slot;
+	r.ind_tbl_handle = handle;
+	r.ind_tbl_num = handle;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err) {
-		free(t);
+		emu_ind_tbl_discard(t);
 		return err;
 	}
-	emu_dev.ind[slot] = t;
+	emu_ind_tbl_activate(t, handle);
 	return 0;
 }
 
 int emu_cmd_destroy_ind_tbl(struct emu_cmd *c)
 {
 	const struct ib_uverbs_ex_destroy_rwq_ind_table *q = c->in;
-	struct emu_ind_tbl *t;
 
-	if (q->comp_mask || q->ind_tbl_handle >= EMU_MAX_IND_TBL)
+	if (q->comp_mask || !emu_ind_tbl_lookup(c->ctx, q->ind_tbl_handle))
 		return EINVAL;
-	t = emu_dev.ind[q->ind_tbl_handle];
-	if (!t || t->ctx != c->ctx)
-		return EINVAL;
-	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
-		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
-		    emu_dev.qp_tab[i]->ind == t)
-			return EBUSY;
-	emu_dev.ind[q->ind_tbl_handle] = NULL;
-	free(t);
-	return 0;
+	return emu_ind_tbl_destroy(q->ind_tbl_handle);
 }
