@@ -9,6 +9,7 @@
 #include "adapter/events.h"
 #include "adapter/ind_tbl.h"
 #include "adapter/mcast.h"
+#include "adapter/mr.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
 #include "adapter/remote.h"
@@ -28,15 +29,6 @@ bool emu_pd_in_use(uint32_t pdn)
 		if (emu_dev.srq[i].used && emu_dev.srq[i].pdn == pdn)
 			return true;
 	return false;
-}
-
-static void keys_release_ctx(struct emu_ctx *ctx)
-{
-	for (uint32_t i = 0; i < emu_dev.key_end; i++)
-		if (emu_dev.keys[i].kind != EMU_KEY_FREE && emu_dev.keys[i].ctx == ctx) {
-			emu_dev.keys[i].kind = EMU_KEY_FREE;
-			emu_dev.keys[i].valid = false;
-		}
 }
 
 /* QPs and WQs in use, against the configured max_qp. */
@@ -68,7 +60,7 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 	emu_ind_tbl_release_ctx(ctx);
 	emu_srq_release_ctx(ctx);
 	emu_cq_release_ctx(ctx);
-	keys_release_ctx(ctx);
+	emu_keys_release_ctx(ctx);
 	for (unsigned i = 0; i < EMU_MAX_PD; i++)
 		if (emu_dev.pd[i].used && emu_dev.pd[i].ctx == ctx)
 			emu_dev.pd[i].used = false;

@@ -15,6 +15,7 @@
 #include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
+#include "adapter/mr.h"
 #include "adapter/objects.h"
 #include "adapter/port.h"
 #include "base/fdtab.h"
@@ -33,6 +34,8 @@ static uint32_t qp_tab_size(void)
 
 static int dev_tables_init(void)
 {
+	int keys_err;
+
 	if (emu_dev.qp_tab)
 		return 0;
 	emu_dev.qp_tab_size = qp_tab_size();
@@ -40,10 +43,9 @@ static int dev_tables_init(void)
 	emu_dev.active = calloc(emu_dev.qp_tab_size, sizeof(*emu_dev.active));
 	emu_dev.qpn_held = calloc(emu_dev.qp_tab_size, 1);
 	emu_dev.active_cq = calloc(EMU_MAX_CQ, sizeof(*emu_dev.active_cq));
-	emu_dev.nkeys = EMU_FIRST_KEY_INDEX + emu_cfg.max_mr;
-	emu_dev.keys = calloc(emu_dev.nkeys, sizeof(*emu_dev.keys));
+	keys_err = emu_keys_init();
 	if (!emu_dev.qp_tab || !emu_dev.active || !emu_dev.qpn_held || !emu_dev.active_cq ||
-	    !emu_dev.keys)
+	    keys_err)
 		return ENOMEM;
 	emu_dev.fault_cqe.qpn = emu_cfg.fault_cqe_qpn;
 	emu_dev.fault_cqe.count = emu_cfg.fault_cqe_n;
