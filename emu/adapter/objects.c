@@ -10,6 +10,7 @@
 #include "adapter/ind_tbl.h"
 #include "adapter/mcast.h"
 #include "adapter/mr.h"
+#include "adapter/pd.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
 #include "adapter/remote.h"
@@ -61,9 +62,7 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 	emu_srq_release_ctx(ctx);
 	emu_cq_release_ctx(ctx);
 	emu_keys_release_ctx(ctx);
-	for (unsigned i = 0; i < EMU_MAX_PD; i++)
-		if (emu_dev.pd[i].used && emu_dev.pd[i].ctx == ctx)
-			emu_dev.pd[i].used = false;
+	emu_pd_release_ctx(ctx);
 	emu_rebuild_active();
 }
 

@@ -5,6 +5,7 @@
  * key's MPT index.
  */
 #include "cmd/cmd.h"
+#include "adapter/pd.h"
 #include "adapter/mr.h"
 
 int emu_cmd_reg_mr(struct emu_cmd *c)
@@ -18,7 +19,7 @@ int emu_cmd_reg_mr(struct emu_cmd *c)
 	struct emu_key *mr;
 	int err;
 
-	if (!emu_pd_get(c->ctx, q->pd_handle))
+	if (!emu_pd_lookup(c->ctx, q->pd_handle))
 		return EINVAL;
 	err = emu_mr_check_access(q->access_flags);
 	if (!err)
@@ -56,7 +57,7 @@ int emu_cmd_rereg_mr(struct emu_cmd *c)
 				  q->access_flags : mr->access);
 	if (err)
 		return err;
-	if ((q->flags & IBV_REREG_MR_CHANGE_PD) && !emu_pd_get(c->ctx, q->pd_handle))
+	if ((q->flags & IBV_REREG_MR_CHANGE_PD) && !emu_pd_lookup(c->ctx, q->pd_handle))
 		return EINVAL;
 	if (q->flags & IBV_REREG_MR_CHANGE_TRANSLATION) {
 		err = emu_mr_check_range(q->start, q->length);
@@ -89,7 +90,7 @@ int emu_cmd_alloc_mw(struct emu_cmd *c)
 	struct emu_key *mw;
 	int err;
 
-	if (!emu_pd_get(c->ctx, q->pd_handle))
+	if (!emu_pd_lookup(c->ctx, q->pd_handle))
 		return EINVAL;
 	if (q->mw_type != IBV_MW_TYPE_1 && q->mw_type != IBV_MW_TYPE_2)
 		return EINVAL;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "adapter/pd.h"
 #include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
@@ -191,7 +192,7 @@ static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 		return EOPNOTSUPP;
 	if (q->type == EMU_QPT_XRC_TGT)
 		return xrc_tgt_create(c, q, r);
-	if (!emu_pd_get(c->ctx, q->pd))
+	if (!emu_pd_lookup(c->ctx, q->pd))
 		return EINVAL;
 	if (q->max_send_wr > emu_cfg.max_qp_wr || q->max_recv_wr > emu_cfg.max_qp_wr ||
 	    q->max_send_sge > emu_cfg.max_sge || q->max_recv_sge > emu_cfg.max_sge ||

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "adapter/pd.h"
 #include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
@@ -26,7 +27,7 @@ int emu_cmd_srq_create(struct emu_cmd *c, struct emu_srq_attrs *a)
 	int err;
 
 	emu_get_drv_in(c, &drv, sizeof(drv));
-	if (!emu_pd_get(c->ctx, a->pdn) || c->drv_in_len < sizeof(drv))
+	if (!emu_pd_lookup(c->ctx, a->pdn) || c->drv_in_len < sizeof(drv))
 		return EINVAL;
 	a->buf_addr = drv.buf_addr;
 	a->db_addr = drv.db_addr;
@@ -127,7 +128,7 @@ int emu_cmd_create_wq(struct emu_cmd *c)
 
 	emu_get_drv_in(c, &drv, sizeof(drv));
 	if (q->comp_mask || q->wq_type != IBV_WQT_RQ || q->create_flags ||
-	    !emu_pd_get(c->ctx, q->pd_handle) || !emu_cq_lookup(c->ctx, q->cq_handle) ||
+	    !emu_pd_lookup(c->ctx, q->pd_handle) || !emu_cq_lookup(c->ctx, q->cq_handle) ||
 	    c->drv_in_len < offsetof(struct mlx4_ib_create_wq, log_range_size) ||
 	    !q->max_wr || q->max_wr > emu_cfg.max_qp_wr || !q->max_sge ||
 	    q->max_sge > emu_cfg.max_sge || (drv.buf_addr & 63) || (drv.db_addr & 3))
