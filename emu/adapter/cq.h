@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
-/* CQE writing, completion events and CQ arming (device side). */
+/* A CQ's life (cq.c), CQE writing, completion events and CQ arming. */
 #ifndef MLX4EMU_CQ_H
 #define MLX4EMU_CQ_H
 
@@ -48,6 +48,40 @@ int emu_cqe_write_xrc_recv_error(struct emu_cq *cq, uint32_t qpn, uint32_t srqn,
  * `first` that will next use it (at creation: owner bit 1 everywhere). */
 void emu_cq_init_owner(uint8_t *buf, uint32_t cnt, uint32_t cqe_size,
 		       uint32_t first);
+
+/* What a CQ is created with: libmlx4's CQE buffer and its doorbell
+ * records (consumer index, then the arm record 4 bytes later). */
+struct emu_cq_attrs {
+	uint64_t user_handle;
+	uint32_t cqe;		/* entries - 1 */
+	int32_t channel_fd;	/* completion channel, or -1 */
+	uint32_t comp_vector;
+	uint64_t buf_addr, db_addr;
+	bool timestamp;		/* CQEs carry the completion time */
+};
+
+/*
+ * The CQ's life, called with emu_dev.lock held.  emu_cq_create checks the
+ * attributes (EINVAL, EFAULT for memory that is not there, ENOMEM when the
+ * table is full) and fills a table entry that is not in use until
+ * emu_cq_activate, once its creator answered the program.
+ */
+int emu_cq_create(struct emu_ctx *ctx, const struct emu_cq_attrs *a,
+		  struct emu_cq **cq);
+void emu_cq_activate(struct emu_cq *cq);
+/* The context's CQ number cqn, or NULL when it is not a live CQ of it. */
+struct emu_cq *emu_cq_lookup(struct emu_ctx *ctx, uint32_t cqn);
+/* EINVAL or EFAULT when the CQ cannot move to a buffer of cqe + 1 CQEs. */
+int emu_cq_check_resize(const struct emu_cq *cq, uint32_t cqe, uint64_t buf_addr);
+void emu_cq_resize(struct emu_cq *cq, uint32_t cqe, uint64_t buf_addr);
+/* EBUSY while a QP or an XRC SRQ completes on the CQ; else 0, with its
+ * pending events dropped so that the counts it reports are final. */
+int emu_cq_prepare_destroy(struct emu_cq *cq);
+void emu_cq_destroy(struct emu_cq *cq);
+/* A completion channel closed: its CQs raise no more events. */
+void emu_cq_channel_closed(int channel);
+/* The CQs of a context whose device fd closes. */
+void emu_cq_release_ctx(struct emu_ctx *ctx);
 
 /* Looks at the arm record and the UAR arm doorbell; returns work done. */
 int emu_cq_poll_arm(struct emu_cq *cq);

@@ -3,13 +3,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapter/cq.h"
 #include "adapter/doorbell.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
+#include "adapter/ind_tbl.h"
 #include "adapter/mcast.h"
+#include "adapter/mr.h"
+#include "adapter/pd.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
 #include "adapter/remote.h"
+#include "adapter/srq.h"
 #include "adapter/xrc.h"
 
 bool emu_pd_in_use(uint32_t pdn)
@@ -25,15 +30,6 @@ bool emu_pd_in_use(uint32_t pdn)
 		if (emu_dev.srq[i].used && emu_dev.srq[i].pdn == pdn)
 			return true;
 	return false;
-}
-
-static void keys_release_ctx(struct emu_ctx *ctx)
-{
-	for (uint32_t i = 0; i < emu_dev.key_end; i++)
-		if (emu_dev.keys[i].kind != EMU_KEY_FREE && emu_dev.keys[i].ctx == ctx) {
-			emu_dev.keys[i].kind = EMU_KEY_FREE;
-			emu_dev.keys[i].valid = false;
-		}
 }
 
 /* QPs and WQs in use, against the configured max_qp. */
@@ -62,23 +58,11 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 			emu_remote_qp_destroyed(emu_dev.qp_tab[i]);
 			emu_dev.qp_tab[i]->used = false;
 		}
-	for (unsigned i = 0; i < EMU_MAX_IND_TBL; i++)
-		if (emu_dev.ind[i] && emu_dev.ind[i]->ctx == ctx) {
-			free(emu_dev.ind[i]);
-			emu_dev.ind[i] = NULL;
-		}
-	for (unsigned i = 0; i < emu_dev.srq_end; i++)
-		if (emu_dev.srq[i].used && emu_dev.srq[i].ctx == ctx)
-			emu_dev.srq[i].used = false;
-	for (unsigned i = 0; i < emu_dev.cq_end; i++)
-		if (emu_dev.cq[i].used && emu_dev.cq[i].ctx == ctx) {
-			emu_events_forget_cq(&emu_dev.cq[i]);
-			emu_dev.cq[i].used = false;
-		}
-	keys_release_ctx(ctx);
-	for (unsigned i = 0; i < EMU_MAX_PD; i++)
-		if (emu_dev.pd[i].used && emu_dev.pd[i].ctx == ctx)
-			emu_dev.pd[i].used = false;
+	emu_ind_tbl_release_ctx(ctx);
+	emu_srq_release_ctx(ctx);
+	emu_cq_release_ctx(ctx);
+	emu_keys_release_ctx(ctx);
+	emu_pd_release_ctx(ctx);
 	emu_rebuild_active();
 }
 

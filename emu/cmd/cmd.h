@@ -81,23 +81,13 @@ int emu_cmd_detach_mcast(struct emu_cmd *c);
 void emu_clock_caps(struct ib_uverbs_ex_query_device_resp *r,
 		    struct mlx4_uverbs_ex_query_device_resp *drv);
 
-/* An SRQ to create: basic, or XRC (made through an XRC domain handle,
- * completing on cq). */
-struct emu_srq_create_req {
-	uint64_t user_handle;
-	uint32_t pd, max_wr, max_sge;
-	struct emu_xrcd_handle *xrcd_via;	/* NULL: a basic SRQ */
-	struct emu_cq *cq;
-};
-
+struct emu_srq_attrs;
 /* Creates the SRQ from the request and libmlx4's driver data (buffer and
- * doorbell record), answering with struct ib_uverbs_create_srq_resp. */
-int emu_srq_create(struct emu_cmd *c, const struct emu_srq_create_req *q);
+ * doorbell record, filled into a), answering with struct
+ * ib_uverbs_create_srq_resp. */
+int emu_cmd_srq_create(struct emu_cmd *c, struct emu_srq_attrs *a);
 
 /* object lookup by handle, NULL when the handle is not a live object */
-struct emu_pd *emu_pd_get(struct emu_ctx *ctx, uint32_t h);
-struct emu_cq *emu_cq_get(struct emu_ctx *ctx, uint32_t h);
-struct emu_srq *emu_srq_get(struct emu_ctx *ctx, uint32_t h);
 struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h);
 
 /* releases every object of a context whose device fd closes */

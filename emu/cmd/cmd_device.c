@@ -12,9 +12,12 @@
 
 #include "adapter/attributes.h"
 #include "adapter/clock.h"
+#include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
+#include "adapter/mr.h"
 #include "adapter/objects.h"
+#include "adapter/pd.h"
 #include "adapter/port.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
@@ -32,6 +35,8 @@ static uint32_t qp_tab_size(void)
 
 static int dev_tables_init(void)
 {
+	int keys_err;
+
 	if (emu_dev.qp_tab)
 		return 0;
 	emu_dev.qp_tab_size = qp_tab_size();
@@ -39,10 +44,9 @@ static int dev_tables_init(void)
 	emu_dev.active = calloc(emu_dev.qp_tab_size, sizeof(*emu_dev.active));
 	emu_dev.qpn_held = calloc(emu_dev.qp_tab_size, 1);
 	emu_dev.active_cq = calloc(EMU_MAX_CQ, sizeof(*emu_dev.active_cq));
-	emu_dev.nkeys = EMU_FIRST_KEY_INDEX + emu_cfg.max_mr;
-	emu_dev.keys = calloc(emu_dev.nkeys, sizeof(*emu_dev.keys));
+	keys_err = emu_keys_init();
 	if (!emu_dev.qp_tab || !emu_dev.active || !emu_dev.qpn_held || !emu_dev.active_cq ||
-	    !emu_dev.keys)
+	    keys_err)
 		return ENOMEM;
 	emu_dev.fault_cqe.qpn = emu_cfg.fault_cqe_qpn;
 	emu_dev.fault_cqe.count = emu_cfg.fault_cqe_n;
@@ -137,55 +141,35 @@ int emu_cmd_query_port(struct emu_cmd *c)
 	return emu_put_resp(c, &r, sizeof(r));
 }
 
-struct emu_pd *emu_pd_get(struct emu_ctx *ctx, uint32_t h)
-{
-	if (h >= EMU_MAX_PD || !emu_dev.pd[h].used || emu_dev.pd[h].ctx != ctx)
-		return NULL;
-	return &emu_dev.pd[h];
-}
-
-static uint32_t pd_hint;
-
-static bool pd_used(uint32_t i)
-{
-	return emu_dev.pd[i].used;
-}
-
 int emu_cmd_alloc_pd(struct emu_cmd *c)
 {
 	struct ib_uverbs_alloc_pd_resp r = { 0 };
 	struct mlx4_ib_alloc_pd_resp drv = { 0 };
-	uint32_t i;
+	uint32_t pdn;
 	int err;
 
-	/* PD 0 is never handed out so that a zeroed field is never valid;
-	 * all taken: mlx4_pd_alloc fails with ENOMEM */
-	i = emu_table_next_free(1, EMU_MAX_PD, &pd_hint, pd_used);
-	if (!i)
-		return ENOMEM;
-	r.pd_handle = i;
-	drv.pdn = i;
+	err = emu_pd_create(&pdn);
+	if (err)
+		return err;
+	r.pd_handle = pdn;
+	drv.pdn = pdn;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (!err)
 		err = emu_put_drv_resp(c, &drv, sizeof(drv));
 	if (err)
 		return err;
-	emu_dev.pd[i].used = true;
-	emu_dev.pd[i].ctx = c->ctx;
+	emu_pd_activate(c->ctx, pdn);
 	return 0;
 }
 
 int emu_cmd_dealloc_pd(struct emu_cmd *c)
 {
 	const struct ib_uverbs_dealloc_pd *q = c->in;
-	struct emu_pd *pd = emu_pd_get(c->ctx, q->pd_handle);
+	struct emu_pd *pd = emu_pd_lookup(c->ctx, q->pd_handle);
 
 	if (!pd)
 		return EINVAL;
-	if (emu_pd_in_use(q->pd_handle))
-		return EBUSY;
-	pd->used = false;
-	return 0;
+	return emu_pd_destroy(pd);
 }
 
 int emu_cmd_create_comp_channel(struct emu_cmd *c)
@@ -226,9 +210,7 @@ void emu_channel_release(int channel)
 	if (ch->used) {
 		emu_evq_close(&ch->q);
 		ch->used = false;
-		for (unsigned i = 0; i < emu_dev.cq_end; i++)
-			if (emu_dev.cq[i].used && emu_dev.cq[i].channel == channel)
-				emu_dev.cq[i].channel = -1;
+		emu_cq_channel_closed(channel);
 	}
 	pthread_mutex_unlock(&emu_dev.lock);
 }

@@ -11,14 +11,17 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "adapter/pd.h"
+#include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "adapter/qpn.h"
 #include "adapter/remote.h"
+#include "adapter/srq.h"
 #include "cmd/qp_state.h"
-#include "cmd/sizes.h"
+#include "base/sizes.h"
 #include "adapter/doorbell.h"
 #include "adapter/xrc.h"
 
@@ -189,7 +192,7 @@ static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 		return EOPNOTSUPP;
 	if (q->type == EMU_QPT_XRC_TGT)
 		return xrc_tgt_create(c, q, r);
-	if (!emu_pd_get(c->ctx, q->pd))
+	if (!emu_pd_lookup(c->ctx, q->pd))
 		return EINVAL;
 	if (q->max_send_wr > emu_cfg.max_qp_wr || q->max_recv_wr > emu_cfg.max_qp_wr ||
 	    q->max_send_sge > emu_cfg.max_sge || q->max_recv_sge > emu_cfg.max_sge ||
@@ -204,14 +207,14 @@ static int qp_create(struct emu_cmd *c, const struct qp_create_req *q,
 	if (q->ind_tbl != ~0u) {
 		err = qp_setup_rss(c, qp, q);
 	} else {
-		qp->scq = emu_cq_get(c->ctx, q->scq);
+		qp->scq = emu_cq_lookup(c->ctx, q->scq);
 		/* an XRC initiator receives nothing: mlx4_ib gives it its
 		 * send CQ as receive CQ */
-		qp->rcq = q->type == EMU_QPT_XRC_INI ? qp->scq : emu_cq_get(c->ctx, q->rcq);
+		qp->rcq = q->type == EMU_QPT_XRC_INI ? qp->scq : emu_cq_lookup(c->ctx, q->rcq);
 		err = (!qp->scq || !qp->rcq) ? EINVAL : 0;
 		if (!err && (q->is_srq || q->srq != ~0u) && q->type != EMU_QPT_XRC_INI) {
 			/* an XRC SRQ takes messages of XRC target QPs only */
-			qp->srq = emu_srq_get(c->ctx, q->srq);
+			qp->srq = emu_srq_lookup(c->ctx, q->srq);
 			if (!qp->srq || qp->srq->xrcd)
 				err = EINVAL;
 		}

@@ -1,123 +1,76 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * SRQ, receive WQ and RSS indirection table commands.
- * SRQ geometry as libmlx4 lays it out (verbs.c mlx4_create_srq, srq.c):
- * roundup_pow_of_two(max_wr + 1) WQEs of a 16-byte next segment plus
- * max_sge data segments, stride a power of two of at least 32 bytes.
+ * SRQ, receive WQ and RSS indirection table commands.  The SRQ and the
+ * table are the adapter's (adapter/srq.c, adapter/ind_tbl.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "adapter/pd.h"
+#include "adapter/cq.h"
 #include "adapter/engine.h"
 #include "adapter/events.h"
+#include "adapter/ind_tbl.h"
 #include "adapter/objects.h"
 #include "adapter/xrc.h"
 #include "adapter/qpn.h"
-#include "cmd/sizes.h"
+#include "adapter/srq.h"
+#include "base/sizes.h"
 
-struct emu_srq *emu_srq_get(struct emu_ctx *ctx, uint32_t h)
-{
-	if (h >= EMU_MAX_SRQ || !emu_dev.srq[h].used || emu_dev.srq[h].ctx != ctx)
-		return NULL;
-	return &emu_dev.srq[h];
-}
-
-static uint32_t srq_hint;
-
-static bool srq_used(uint32_t i)
-{
-	return emu_dev.srq[i].used;
-}
-
-int emu_srq_create(struct emu_cmd *c, const struct emu_srq_create_req *q)
+int emu_cmd_srq_create(struct emu_cmd *c, struct emu_srq_attrs *a)
 {
 	struct ib_uverbs_create_srq_resp r = { 0 };
 	struct mlx4_ib_create_srq drv;
 	struct mlx4_ib_create_srq_resp drv_r = { 0 };
-	struct emu_srq *srq = NULL;
-	/* libmlx4 finds an XRC SRQ by its number in a table of qp_tab_size
-	 * entries (srq.c mlx4_find_xsrq): keep the number inside it */
-	uint32_t nsrq = q->xrcd_via && emu_dev.qp_tab_size < EMU_MAX_SRQ ?
-			emu_dev.qp_tab_size : EMU_MAX_SRQ;
-	uint32_t cnt, shift, srqn;
+	uint32_t srqn, max_wr;
 	int err;
 
 	emu_get_drv_in(c, &drv, sizeof(drv));
-	if (!emu_pd_get(c->ctx, q->pd) || c->drv_in_len < sizeof(drv) ||
-	    q->max_wr > emu_cfg.max_srq_wr || q->max_sge > emu_cfg.max_sge - 1 ||
-	    (drv.buf_addr & 63) || (drv.db_addr & 3))
+	if (!emu_pd_lookup(c->ctx, a->pdn) || c->drv_in_len < sizeof(drv))
 		return EINVAL;
-	cnt = emu_pow2_roundup(q->max_wr + 1);
-	shift = emu_log2_roundup(16 + q->max_sge * 16);
-	if (shift < 5)
-		shift = 5;
-	if (emu_probe_rw(drv.buf_addr, (uint64_t)cnt << shift) ||
-	    emu_probe_rw(drv.db_addr, 4))
-		return EFAULT;
-	srqn = emu_table_next_free(1, nsrq, &srq_hint, srq_used);
-	if (!srqn)
-		return ENOMEM;
-	srq = &emu_dev.srq[srqn];
-	emu_table_note(&emu_dev.srq_end, srqn);
-	r.srq_handle = (uint32_t)(srq - emu_dev.srq);
-	r.max_wr = cnt - 1;
-	r.max_sge = q->max_sge;
-	r.srqn = r.srq_handle;
-	drv_r.srqn = r.srqn;
+	a->buf_addr = drv.buf_addr;
+	a->db_addr = drv.db_addr;
+	err = emu_srq_create(a, &srqn, &max_wr);
+	if (err)
+		return err;
+	r.srq_handle = srqn;
+	r.max_wr = max_wr;
+	r.max_sge = a->max_sge;
+	r.srqn = srqn;
+	drv_r.srqn = srqn;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (!err)
 		err = emu_put_drv_resp(c, &drv_r, sizeof(drv_r));
 	if (err)
 		return err;
-	memset(srq, 0, sizeof(*srq));
-	srq->srqn = r.srqn;
-	srq->ctx = c->ctx;
-	srq->user_handle = q->user_handle;
-	srq->pdn = q->pd;
-	srq->buf = (uint8_t *)(uintptr_t)drv.buf_addr;
-	srq->cnt = cnt;
-	srq->shift = shift;
-	srq->max_gs = ((1u << shift) - 16) / 16;
-	srq->db = (volatile uint32_t *)(uintptr_t)drv.db_addr;
-	if (q->xrcd_via) {
-		srq->xrcd_via = q->xrcd_via;
-		srq->xrcd = q->xrcd_via->xrcd;
-		srq->cq = q->cq;
-		q->xrcd_via->users++;
-	}
-	srq->used = true;
-	EMU_TRACE("create_srq srqn 0x%x %u x %u bytes%s", srq->srqn, cnt, 1u << shift,
-		  srq->xrcd ? " (XRC)" : "");
+	emu_srq_activate(c->ctx, srqn, a);
 	return 0;
 }
 
 int emu_cmd_create_srq(struct emu_cmd *c)
 {
 	const struct ib_uverbs_create_srq *q = c->in;
-	struct emu_srq_create_req req = {
-		.user_handle = q->user_handle, .pd = q->pd_handle,
+	struct emu_srq_attrs a = {
+		.user_handle = q->user_handle, .pdn = q->pd_handle,
 		.max_wr = q->max_wr, .max_sge = q->max_sge,
 	};
 
-	return emu_srq_create(c, &req);
+	return emu_cmd_srq_create(c, &a);
 }
 
 int emu_cmd_modify_srq(struct emu_cmd *c)
 {
 	const struct ib_uverbs_modify_srq *q = c->in;
-	struct emu_srq *srq = emu_srq_get(c->ctx, q->srq_handle);
+	struct emu_srq *srq = emu_srq_lookup(c->ctx, q->srq_handle);
 
 	if (!srq || (q->attr_mask & ~(uint32_t)(IBV_SRQ_MAX_WR | IBV_SRQ_LIMIT)))
 		return EINVAL;
 	/* ConnectX-3 cannot resize an SRQ */
 	if (q->attr_mask & IBV_SRQ_MAX_WR)
 		return EINVAL;
-	if (q->attr_mask & IBV_SRQ_LIMIT) {
-		if (q->srq_limit >= srq->cnt)
-			return EINVAL;
-		srq->limit = q->srq_limit;
-	}
+	if (q->attr_mask & IBV_SRQ_LIMIT)
+		return emu_srq_set_limit(srq, q->srq_limit);
 	return 0;
 }
 
@@ -125,7 +78,7 @@ int emu_cmd_query_srq(struct emu_cmd *c)
 {
 	const struct ib_uverbs_query_srq *q = c->in;
 	struct ib_uverbs_query_srq_resp r = { 0 };
-	struct emu_srq *srq = emu_srq_get(c->ctx, q->srq_handle);
+	struct emu_srq *srq = emu_srq_lookup(c->ctx, q->srq_handle);
 
 	if (!srq)
 		return EINVAL;
@@ -139,23 +92,19 @@ int emu_cmd_destroy_srq(struct emu_cmd *c)
 {
 	const struct ib_uverbs_destroy_srq *q = c->in;
 	struct ib_uverbs_destroy_srq_resp r = { 0 };
-	struct emu_srq *srq = emu_srq_get(c->ctx, q->srq_handle);
+	struct emu_srq *srq = emu_srq_lookup(c->ctx, q->srq_handle);
 	int err;
 
 	if (!srq)
 		return EINVAL;
-	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
-		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
-		    emu_dev.qp_tab[i]->srq == srq)
-			return EBUSY;
-	emu_events_forget(srq->ctx, &srq->async_events);
+	err = emu_srq_prepare_destroy(srq);
+	if (err)
+		return err;
 	r.events_reported = srq->async_events;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)
 		return err;
-	if (srq->xrcd_via)
-		srq->xrcd_via->users--;
-	srq->used = false;
+	emu_srq_destroy(srq);
 	return 0;
 }
 
@@ -179,7 +128,7 @@ int emu_cmd_create_wq(struct emu_cmd *c)
 
 	emu_get_drv_in(c, &drv, sizeof(drv));
 	if (q->comp_mask || q->wq_type != IBV_WQT_RQ || q->create_flags ||
-	    !emu_pd_get(c->ctx, q->pd_handle) || !emu_cq_get(c->ctx, q->cq_handle) ||
+	    !emu_pd_lookup(c->ctx, q->pd_handle) || !emu_cq_lookup(c->ctx, q->cq_handle) ||
 	    c->drv_in_len < offsetof(struct mlx4_ib_create_wq, log_range_size) ||
 	    !q->max_wr || q->max_wr > emu_cfg.max_qp_wr || !q->max_sge ||
 	    q->max_sge > emu_cfg.max_sge || (drv.buf_addr & 63) || (drv.db_addr & 3))
@@ -213,7 +162,7 @@ int emu_cmd_create_wq(struct emu_cmd *c)
 	wq->ctx = c->ctx;
 	wq->user_handle = q->user_handle;
 	wq->pdn = q->pd_handle;
-	wq->rcq = emu_cq_get(c->ctx, q->cq_handle);
+	wq->rcq = emu_cq_lookup(c->ctx, q->cq_handle);
 	wq->scq = wq->rcq;
 	/* libmlx4 gives a WQ a dummy one-WQEBB send queue of 64 bytes */
 	wq->sq_shift = 6;
@@ -276,15 +225,8 @@ int emu_cmd_destroy_wq(struct emu_cmd *c)
 
 	if (!wq || q->comp_mask)
 		return EINVAL;
-	for (unsigned i = 0; i < EMU_MAX_IND_TBL; i++) {
-		struct emu_ind_tbl *t = emu_dev.ind[i];
-
-		if (!t)
-			continue;
-		for (uint32_t j = 0; j < (1u << t->log_size); j++)
-			if (t->wqn[j] == wq->qpn)
-				return EBUSY;
-	}
+	if (emu_ind_tbl_has_wq(wq->qpn))
+		return EBUSY;
 	r.response_length = sizeof(r);
 	emu_events_forget(wq->ctx, &wq->async_events);
 	r.events_reported = wq->async_events;
@@ -304,7 +246,7 @@ int emu_cmd_create_ind_tbl(struct emu_cmd *c)
 	const uint32_t *handles = (const uint32_t *)((const uint8_t *)c->in_raw +
 						      sizeof(*q));
 	struct emu_ind_tbl *t;
-	uint32_t n, slot = EMU_MAX_IND_TBL;
+	uint32_t n, handle;
 	int err;
 
 	if (q->comp_mask || q->log_ind_tbl_size > EMU_LOG_MAX_RSS_TBL)
@@ -320,46 +262,26 @@ int emu_cmd_create_ind_tbl(struct emu_cmd *c)
 	for (uint32_t i = 0; i < n; i++)
 		if (handles[i] != handles[0] + i || handles[0] % n)
 			return EINVAL;
-	for (uint32_t i = 1; i < EMU_MAX_IND_TBL && slot == EMU_MAX_IND_TBL; i++)
-		if (!emu_dev.ind[i])
-			slot = i;
-	if (slot == EMU_MAX_IND_TBL)
-		return ENOMEM;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return ENOMEM;
-	t->used = true;
-	t->ctx = c->ctx;
-	t->log_size = q->log_ind_tbl_size;
-	for (uint32_t i = 0; i < n; i++)
-		t->wqn[i] = handles[i];
+	err = emu_ind_tbl_create(c->ctx, q->log_ind_tbl_size, handles, &t, &handle);
+	if (err)
+		return err;
 	r.response_length = sizeof(r);
-	r.ind_tbl_handle = slot;
-	r.ind_tbl_num = slot;
+	r.ind_tbl_handle = handle;
+	r.ind_tbl_num = handle;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err) {
-		free(t);
+		emu_ind_tbl_discard(t);
 		return err;
 	}
-	emu_dev.ind[slot] = t;
+	emu_ind_tbl_activate(t, handle);
 	return 0;
 }
 
 int emu_cmd_destroy_ind_tbl(struct emu_cmd *c)
 {
 	const struct ib_uverbs_ex_destroy_rwq_ind_table *q = c->in;
-	struct emu_ind_tbl *t;
 
-	if (q->comp_mask || q->ind_tbl_handle >= EMU_MAX_IND_TBL)
+	if (q->comp_mask || !emu_ind_tbl_lookup(c->ctx, q->ind_tbl_handle))
 		return EINVAL;
-	t = emu_dev.ind[q->ind_tbl_handle];
-	if (!t || t->ctx != c->ctx)
-		return EINVAL;
-	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
-		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
-		    emu_dev.qp_tab[i]->ind == t)
-			return EBUSY;
-	emu_dev.ind[q->ind_tbl_handle] = NULL;
-	free(t);
-	return 0;
+	return emu_ind_tbl_destroy(q->ind_tbl_handle);
 }

@@ -8,6 +8,8 @@
  */
 #include <string.h>
 
+#include "adapter/cq.h"
+#include "adapter/srq.h"
 #include "adapter/xrc.h"
 #include "base/libc.h"
 #include "cmd/cmd.h"
@@ -43,8 +45,8 @@ int emu_cmd_close_xrcd(struct emu_cmd *c)
 int emu_cmd_create_xsrq(struct emu_cmd *c)
 {
 	const struct ib_uverbs_create_xsrq *q = c->in;
-	struct emu_srq_create_req req = {
-		.user_handle = q->user_handle, .pd = q->pd_handle,
+	struct emu_srq_attrs req = {
+		.user_handle = q->user_handle, .pdn = q->pd_handle,
 		.max_wr = q->max_wr, .max_sge = q->max_sge,
 	};
 
@@ -53,7 +55,7 @@ int emu_cmd_create_xsrq(struct emu_cmd *c)
 		break;
 	case IBV_SRQT_XRC:
 		req.xrcd_via = emu_xrcd_handle_get(c->ctx, q->xrcd_handle);
-		req.cq = emu_cq_get(c->ctx, q->cq_handle);
+		req.cq = emu_cq_lookup(c->ctx, q->cq_handle);
 		if (!req.xrcd_via || !req.cq)
 			return EINVAL;
 		break;
@@ -61,7 +63,7 @@ int emu_cmd_create_xsrq(struct emu_cmd *c)
 		/* tag matching: mlx4_ib has no such SRQ */
 		return EOPNOTSUPP;
 	}
-	return emu_srq_create(c, &req);
+	return emu_cmd_srq_create(c, &req);
 }
 
 int emu_cmd_open_qp(struct emu_cmd *c)

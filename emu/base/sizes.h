@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /*
  * The power-of-two rounding libmlx4 applies to queue sizes and strides
- * (roundup_pow_of_two and its log), which the command handlers redo to
- * agree with its arithmetic.
+ * (roundup_pow_of_two and its log), which the command handlers and the
+ * adapter redo to agree with its arithmetic.
  */
 #ifndef MLX4EMU_SIZES_H
 #define MLX4EMU_SIZES_H
