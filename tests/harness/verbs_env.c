@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /* The tests' verbs environment (see verbs_env.h). */
+#define _GNU_SOURCE
 #include "verbs_env.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 struct ibv_context *vx_device_open(const char *name, int index)
 {
@@ -253,4 +256,99 @@ int vx_qp_to_rts_loopback(struct ibv_context *ctx, struct ibv_qp *qp,
 	int ret = vx_loopback_ah(ctx, a->port, &here.ah);
 
 	return ret ? ret : vx_qp_to_rts(qp, &here);
+}
+
+static uint64_t monotonic_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+int vx_cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, unsigned ms)
+{
+	uint64_t end = monotonic_ms() + ms;
+
+	for (;;) {
+		int r = ibv_poll_cq(cq, 1, wc);
+
+		if (r)
+			return r;
+		if (monotonic_ms() > end)
+			return 0;
+		usleep(1000);
+	}
+}
+
+static int query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid)
+{
+	int err = ibv_query_gid(ctx, port, index, gid);
+
+	if (err)
+		fprintf(stderr, "ibv_query_gid port %u index %d: %s\n", port, index,
+			strerror(err < 0 ? -err : err));
+	return err < 0 ? -err : err;
+}
+
+int vx_port_ipv4(struct ibv_context *ctx, uint8_t port, uint32_t *addr)
+{
+	struct ibv_port_attr pa;
+	union ibv_gid gid;
+	int err = ibv_query_port(ctx, port, &pa);
+
+	if (err) {
+		fprintf(stderr, "ibv_query_port %u: %s\n", port, strerror(err));
+		return err;
+	}
+	err = query_gid(ctx, port, pa.link_layer == IBV_LINK_LAYER_ETHERNET, &gid);
+	if (err)
+		return err;
+	*addr = (uint32_t)gid.raw[12] << 24 | (uint32_t)gid.raw[13] << 16 |
+		(uint32_t)gid.raw[14] << 8 | gid.raw[15];
+	return 0;
+}
+
+int vx_port_mac(struct ibv_context *ctx, uint8_t port, uint8_t mac[6])
+{
+	union ibv_gid gid;
+	int err = query_gid(ctx, port, 0, &gid);
+
+	if (err)
+		return err;
+	/* the EUI-64's universal/local bit flipped back, ff:fe dropped */
+	mac[0] = gid.raw[8] ^ 2;
+	mac[1] = gid.raw[9];
+	mac[2] = gid.raw[10];
+	mac[3] = gid.raw[13];
+	mac[4] = gid.raw[14];
+	mac[5] = gid.raw[15];
+	return 0;
+}
+
+struct ibv_flow *vx_flow_dst_mac(struct ibv_qp *qp, uint8_t port, const uint8_t mac[6])
+{
+	/* the spec right after the attribute, as libibverbs reads it */
+	union {
+		struct ibv_flow_attr attr;
+		uint8_t bytes[sizeof(struct ibv_flow_attr) + sizeof(struct ibv_flow_spec_eth)];
+	} r;
+	struct ibv_flow_spec_eth eth;
+	struct ibv_flow *flow;
+
+	memset(&r, 0, sizeof(r));
+	memset(&eth, 0, sizeof(eth));
+	r.attr.type = IBV_FLOW_ATTR_NORMAL;
+	r.attr.size = sizeof(r.bytes);
+	r.attr.num_of_specs = 1;
+	r.attr.port = port;
+	eth.type = IBV_FLOW_SPEC_ETH;
+	eth.size = sizeof(eth);
+	memcpy(eth.val.dst_mac, mac, 6);
+	memset(eth.mask.dst_mac, 0xff, 6);
+	memcpy(r.bytes + sizeof(r.attr), &eth, sizeof(eth));
+	flow = ibv_create_flow(qp, &r.attr);
+	if (!flow)
+		fprintf(stderr, "ibv_create_flow QPN 0x%06x: %s\n", qp->qp_num, strerror(errno));
+	return flow;
 }

@@ -130,4 +130,27 @@ int vx_qp_to_rts(struct ibv_qp *qp, const struct vx_qp_attrs *a);
 int vx_qp_to_rts_loopback(struct ibv_context *ctx, struct ibv_qp *qp,
 			  const struct vx_qp_attrs *a);
 
+/*
+ * Waits up to `ms` milliseconds for one CQE of cq, polling every
+ * millisecond: 1 with *wc filled, 0 when none came (a test that wants
+ * nothing to arrive asserts on that), or ibv_poll_cq's negative value.
+ */
+int vx_cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, unsigned ms);
+
+/*
+ * The software ConnectX-3's address of `port` (IPv4, host order): the low
+ * 32 bits of GID 0 (the port GUID 0002:c90P:<address>) on InfiniBand, of
+ * GID 1 (::ffff:a.b.c.d) on Ethernet (emu/README.md, Identity).  0, or
+ * the errno of the failed query (printed).
+ */
+int vx_port_ipv4(struct ibv_context *ctx, uint8_t port, uint32_t *addr);
+
+/* The MAC of an Ethernet port, from GID 0 (fe80:: and the MAC's modified
+ * EUI-64).  0, or the errno of the failed query (printed). */
+int vx_port_mac(struct ibv_context *ctx, uint8_t port, uint8_t mac[6]);
+
+/* A flow of `port` that steers the frames to destination MAC `mac` to the
+ * raw packet QP qp; NULL with ibv_create_flow's errno (printed). */
+struct ibv_flow *vx_flow_dst_mac(struct ibv_qp *qp, uint8_t port, const uint8_t mac[6]);
+
 #endif

@@ -64,30 +64,6 @@ static int sender(uint32_t dst, uint32_t dqpn)
 	return ud_forge_send(fd, dst, FORGE_ROCE_PORT, pkt, ud_forge_send_only(pkt, &f)) ? 1 : 0;
 }
 
-/* One CQE within `ms`; 0 when none came. */
-static int wait_cqe(struct ibv_cq *cq, struct ibv_wc *wc, unsigned ms)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		int r = ibv_poll_cq(cq, 1, wc);
-
-		if (r)
-			return r;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
-			return 0;
-		usleep(1000);
-	}
-}
-
-static uint32_t gid_addr(const union ibv_gid *g)
-{
-	return (uint32_t)g->raw[12] << 24 | (uint32_t)g->raw[13] << 16 |
-	       (uint32_t)g->raw[14] << 8 | g->raw[15];
-}
-
 int main(void)
 {
 	static uint8_t buf[RECV_WQES][SLOT];
@@ -96,12 +72,12 @@ int main(void)
 	struct mlx4emu_counters before, after;
 	struct mlx4emu_ctl ctl;
 	struct vx_qp_attrs ud;
-	union ibv_gid gid;
 	struct vx_env e;
 	struct ibv_wc wc;
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	uint32_t addr;
 	int status;
 	pid_t child;
 
@@ -112,10 +88,8 @@ int main(void)
 	}
 	if (vx_env_open(&e, NULL, 0, 1))
 		FAIL("no device");
-	/* the port's address: GID 0 on InfiniBand holds it too (the GUID's
-	 * low bytes), GID 1 on Ethernet (::ffff:a.b.c.d) */
-	if (ibv_query_gid(e.ctx, 1, e.port_attr.link_layer == IBV_LINK_LAYER_ETHERNET, &gid))
-		FAIL("GID query");
+	if (vx_port_ipv4(e.ctx, 1, &addr))
+		FAIL("the port's address");
 	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	cq = mr ? ibv_create_cq(e.ctx, 16, NULL, NULL, 0) : NULL;
 	qp = cq ? vx_qp_create(e.pd, IBV_QPT_UD, cq, cq, NULL, &cap) : NULL;
@@ -135,11 +109,11 @@ int main(void)
 	if (child < 0)
 		FAIL("fork");
 	if (!child)
-		_exit(sender(gid_addr(&gid), qp->qp_num));
+		_exit(sender(addr, qp->qp_num));
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
 		FAIL("the sender could not send");
 
-	if (!wait_cqe(cq, &wc, 30000))
+	if (!vx_cq_wait(cq, &wc, 30000))
 		FAIL("no completion within 30 s for the datagram with a good ICRC");
 	if (wc.wr_id != 0 || wc.status != IBV_WC_SUCCESS || wc.byte_len != SLOT ||
 	    wc.src_qp != SRC_QPN)
@@ -150,7 +124,7 @@ int main(void)
 		if (buf[0][GRH + i] != pattern(i, 2))
 			FAIL("byte %u of WQE 0: 0x%02x, the good datagram's is 0x%02x (the bad "
 			     "one's 0x%02x)", i, buf[0][GRH + i], pattern(i, 2), pattern(i, 1));
-	if (wait_cqe(cq, &wc, 200))
+	if (vx_cq_wait(cq, &wc, 200))
 		FAIL("a second completion (WQE %llu, %s): the datagram with the bad ICRC was "
 		     "delivered", (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
 	if (ctl.get_counters(&after))

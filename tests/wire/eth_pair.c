@@ -84,22 +84,6 @@ static void build(uint8_t *f, const uint8_t dst[6], const uint8_t src[6], uint32
 		f[i] = pattern(seq, i);
 }
 
-/* The port MAC, from the RoCE v1 link-local GID (modified EUI-64). */
-static int port_mac(struct side *s)
-{
-	union ibv_gid gid;
-
-	if (ibv_query_gid(s->ctx, 1, 0, &gid))
-		return peer_fail(PROG, "ibv_query_gid");
-	s->mac[0] = gid.raw[8] ^ 2;
-	s->mac[1] = gid.raw[9];
-	s->mac[2] = gid.raw[10];
-	s->mac[3] = gid.raw[13];
-	s->mac[4] = gid.raw[14];
-	s->mac[5] = gid.raw[15];
-	return 0;
-}
-
 static int to_rts(struct ibv_qp *qp)
 {
 	struct vx_qp_attrs a;
@@ -138,7 +122,7 @@ static int open_side(struct side *s)
 		return peer_fail(PROG, "ibv_alloc_pd");
 	if (peer_qp_open(PROG, s->ctx, s->pd, &raw, &s->q))
 		return -1;
-	return to_rts(s->q.qp) || port_mac(s);
+	return to_rts(s->q.qp) || vx_port_mac(s->ctx, 1, s->mac) != 0;
 }
 
 static void close_side(struct side *s)
@@ -160,26 +144,8 @@ static int post_recv(struct side *s, unsigned slot)
 
 static struct ibv_flow *steer(struct side *s, const uint8_t mac[6])
 {
-	/* the spec right after the attribute, as libibverbs reads it */
-	union {
-		struct ibv_flow_attr attr;
-		uint8_t bytes[sizeof(struct ibv_flow_attr) + sizeof(struct ibv_flow_spec_eth)];
-	} r;
-	struct ibv_flow_spec_eth eth;
-	struct ibv_flow *f;
+	struct ibv_flow *f = vx_flow_dst_mac(s->q.qp, 1, mac);
 
-	memset(&r, 0, sizeof(r));
-	memset(&eth, 0, sizeof(eth));
-	r.attr.type = IBV_FLOW_ATTR_NORMAL;
-	r.attr.size = sizeof(r.bytes);
-	r.attr.num_of_specs = 1;
-	r.attr.port = 1;
-	eth.type = IBV_FLOW_SPEC_ETH;
-	eth.size = sizeof(eth);
-	memcpy(eth.val.dst_mac, mac, 6);
-	memset(eth.mask.dst_mac, 0xff, 6);
-	memcpy(r.bytes + sizeof(r.attr), &eth, sizeof(eth));
-	f = ibv_create_flow(s->q.qp, &r.attr);
 	if (!f)
 		peer_fail(PROG, "ibv_create_flow");
 	return f;

@@ -119,21 +119,14 @@ static uint8_t pattern(unsigned i, unsigned seed)
 	return (uint8_t)(seed * 131 + i * 17 + (i >> 8));
 }
 
-static bool is_eth(void)
-{
-	return port_attr.link_layer == IBV_LINK_LAYER_ETHERNET;
-}
-
-/* The adapter's address: the low 32 bits of the port GUID in GID 0 on
- * InfiniBand, the IPv4-mapped GID 1 on Ethernet (emu/README.md). */
+/* The adapter's address (vx_port_ipv4()), or the set-up fails. */
 static uint32_t adapter_addr(void)
 {
-	union ibv_gid g;
+	uint32_t addr;
 
-	if (ibv_query_gid(ctx, 1, is_eth() ? 1 : 0, &g))
-		DIE("ibv_query_gid");
-	return (uint32_t)g.raw[12] << 24 | (uint32_t)g.raw[13] << 16 |
-	       (uint32_t)g.raw[14] << 8 | g.raw[15];
+	if (vx_port_ipv4(ctx, 1, &addr))
+		DIE("the port's address");
+	return addr;
 }
 
 static void open_end(struct end *e, uint32_t psn_seed, size_t bytes)

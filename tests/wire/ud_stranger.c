@@ -68,23 +68,6 @@ static int stranger(uid_t uid, gid_t gid, uint32_t dst, uint32_t dqpn)
 
 #define FAIL(...) do { printf("FAIL: " __VA_ARGS__); printf("\n"); return 1; } while (0)
 
-static int wait_cqe(struct ibv_cq *cq, struct ibv_wc *wc)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		int r = ibv_poll_cq(cq, 1, wc);
-
-		if (r)
-			return r;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 30)
-			return 0;
-		usleep(1000);
-	}
-}
-
 int main(void)
 {
 	static uint8_t buf[RECV_WQES][WQE_BYTES];
@@ -96,10 +79,8 @@ int main(void)
 	struct ibv_qp_init_attr got_init;
 	struct vx_qp_attrs ud;
 	struct ibv_qp_attr a;
-	struct ibv_port_attr port;
 	struct passwd *pw;
 	struct ibv_wc wc;
-	union ibv_gid gid;
 	struct ibv_pd *pd;
 	struct ibv_mr *mr;
 	struct ibv_cq *cq;
@@ -109,11 +90,8 @@ int main(void)
 	pid_t child;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!ctx || ibv_query_port(ctx, 1, &port) ||
-	    ibv_query_gid(ctx, 1, port.link_layer == IBV_LINK_LAYER_ETHERNET, &gid))
+	if (!ctx || vx_port_ipv4(ctx, 1, &addr))
 		FAIL("no device");
-	addr = (uint32_t)gid.raw[12] << 24 | (uint32_t)gid.raw[13] << 16 |
-	       (uint32_t)gid.raw[14] << 8 | gid.raw[15];
 	pd = ibv_alloc_pd(ctx);
 	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
 	cq = mr ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
@@ -152,7 +130,7 @@ int main(void)
 	if (WEXITSTATUS(status))
 		FAIL("the stranger could not send");
 
-	if (!wait_cqe(cq, &wc))
+	if (!vx_cq_wait(cq, &wc, 30000))
 		FAIL("no completion for the %u-byte datagram within 30 s", TOO_LONG);
 	if (wc.wr_id != 0 || wc.status != IBV_WC_LOC_LEN_ERR)
 		FAIL("the %u-byte datagram: WQE %llu, status %s (want WQE 0, local length "
@@ -160,7 +138,7 @@ int main(void)
 		     ibv_wc_status_str(wc.status));
 	printf("the %u-byte datagram: WQE 0 completed with %s\n", TOO_LONG,
 	       ibv_wc_status_str(wc.status));
-	if (!wait_cqe(cq, &wc))
+	if (!vx_cq_wait(cq, &wc, 30000))
 		FAIL("no completion for the %u-byte datagram within 30 s", FITS);
 	if (wc.wr_id != 1 || wc.status != IBV_WC_SUCCESS || wc.byte_len != 40 + FITS ||
 	    wc.src_qp != 0x000bad)

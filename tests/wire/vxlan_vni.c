@@ -76,65 +76,6 @@ static int sender(uint32_t dst, uint32_t segment, const uint8_t mac[6])
 	return 0;
 }
 
-static int wait_cqe(struct ibv_cq *cq, struct ibv_wc *wc, unsigned ms)
-{
-	struct timespec t0, t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		int r = ibv_poll_cq(cq, 1, wc);
-
-		if (r)
-			return r;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 > ms)
-			return 0;
-		usleep(1000);
-	}
-}
-
-/* The port's MAC (GID 0, modified EUI-64) and IPv4 address (GID 1,
- * ::ffff:a.b.c.d). */
-static int port_identity(struct ibv_context *ctx, uint8_t mac[6], uint32_t *addr)
-{
-	union ibv_gid g0, g1;
-
-	if (ibv_query_gid(ctx, 1, 0, &g0) || ibv_query_gid(ctx, 1, 1, &g1))
-		return -1;
-	mac[0] = g0.raw[8] ^ 2;
-	mac[1] = g0.raw[9];
-	mac[2] = g0.raw[10];
-	mac[3] = g0.raw[13];
-	mac[4] = g0.raw[14];
-	mac[5] = g0.raw[15];
-	*addr = (uint32_t)g1.raw[12] << 24 | (uint32_t)g1.raw[13] << 16 |
-		(uint32_t)g1.raw[14] << 8 | g1.raw[15];
-	return 0;
-}
-
-static struct ibv_flow *steer(struct ibv_qp *qp, const uint8_t mac[6])
-{
-	/* the spec right after the attribute, as libibverbs reads it */
-	union {
-		struct ibv_flow_attr attr;
-		uint8_t bytes[sizeof(struct ibv_flow_attr) + sizeof(struct ibv_flow_spec_eth)];
-	} r;
-	struct ibv_flow_spec_eth eth;
-
-	memset(&r, 0, sizeof(r));
-	memset(&eth, 0, sizeof(eth));
-	r.attr.type = IBV_FLOW_ATTR_NORMAL;
-	r.attr.size = sizeof(r.bytes);
-	r.attr.num_of_specs = 1;
-	r.attr.port = 1;
-	eth.type = IBV_FLOW_SPEC_ETH;
-	eth.size = sizeof(eth);
-	memcpy(eth.val.dst_mac, mac, 6);
-	memset(eth.mask.dst_mac, 0xff, 6);
-	memcpy(r.bytes + sizeof(r.attr), &eth, sizeof(eth));
-	return ibv_create_flow(qp, &r.attr);
-}
-
 int main(void)
 {
 	static uint8_t buf[RECV_WQES][2048];
@@ -170,7 +111,7 @@ int main(void)
 		printf("SKIP: port 1 is not an Ethernet port\n");
 		return T_EXIT_SKIP;
 	}
-	if (port_identity(e.ctx, mac, &addr))
+	if (vx_port_mac(e.ctx, 1, mac) || vx_port_ipv4(e.ctx, 1, &addr))
 		FAIL("GID query");
 	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	cq = mr ? ibv_create_cq(e.ctx, 16, NULL, NULL, 0) : NULL;
@@ -178,7 +119,7 @@ int main(void)
 	vx_qp_attrs_default(&a, 1);
 	if (!qp || vx_qp_to_rts(qp, &a))
 		FAIL("raw packet QP in RTS");
-	flow = steer(qp, mac);
+	flow = vx_flow_dst_mac(qp, 1, mac);
 	if (!flow)
 		FAIL("ibv_create_flow");
 	for (unsigned i = 0; i < RECV_WQES; i++) {
@@ -198,7 +139,7 @@ int main(void)
 	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
 		FAIL("the sender could not send");
 
-	if (!wait_cqe(cq, &wc, 30000))
+	if (!vx_cq_wait(cq, &wc, 30000))
 		FAIL("no completion within 30 s for the frame of segment %u", segment);
 	vxlan_frame(want, segment, mac, 3);
 	if (wc.wr_id != 0 || wc.status != IBV_WC_SUCCESS || wc.byte_len != FRAME ||
@@ -207,7 +148,7 @@ int main(void)
 		     "success, %u bytes, frame 3 of VNI %u): a frame of another segment was taken",
 		     (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status), wc.byte_len,
 		     buf[0][14], FRAME, segment);
-	if (wait_cqe(cq, &wc, 200))
+	if (vx_cq_wait(cq, &wc, 200))
 		FAIL("a second completion (WQE %llu): a frame of another segment was taken",
 		     (unsigned long long)wc.wr_id);
 	if (ctl.get_counters(&after))
