@@ -40,6 +40,8 @@ import subprocess
 import sys
 import zlib
 
+from roce_pcap import frames as pcap_frames
+
 MTU = 1024
 FIELDS = [
     "frame.number", "udp.dstport", "infiniband.bth.opcode", "infiniband.bth.se",
@@ -65,19 +67,6 @@ def pattern(i, seed):
 
 def pattern_bytes(start, length, seed):
     return bytes(pattern(i, seed) for i in range(start, start + length))
-
-
-def pcap_frames(path):
-    """The frames of a libpcap file, in order."""
-    data = open(path, "rb").read()
-    magic = struct.unpack("<I", data[:4])[0]
-    order = "<" if magic in (0xa1b2c3d4, 0xa1b23c4d) else ">"
-    off, frames = 24, []
-    while off + 16 <= len(data):
-        incl = struct.unpack(order + "IIII", data[off:off + 16])[2]
-        frames.append(data[off + 16:off + 16 + incl])
-        off += 16 + incl
-    return frames
 
 
 def icrc(frame):
