@@ -142,8 +142,18 @@ static void read_own_mappings(void)
 
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &lo, &hi) != 2)
 			continue;
-		own_mappings[n].lo = lo > OWN_MAPPING_MARGIN ? lo - OWN_MAPPING_MARGIN : 0;
-		own_mappings[n].hi = hi + OWN_MAPPING_MARGIN;
+		lo = lo > OWN_MAPPING_MARGIN ? lo - OWN_MAPPING_MARGIN : 0;
+		hi += OWN_MAPPING_MARGIN;
+		/* maps lists the mappings in address order, and the margins
+		 * join most neighbours: a handful of ranges for every word of
+		 * every frame to be tested against */
+		if (n && lo <= own_mappings[n - 1].hi) {
+			if (hi > own_mappings[n - 1].hi)
+				own_mappings[n - 1].hi = hi;
+			continue;
+		}
+		own_mappings[n].lo = lo;
+		own_mappings[n].hi = hi;
 		n++;
 	}
 	fclose(maps);
