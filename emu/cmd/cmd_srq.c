@@ -3,8 +3,6 @@
  * SRQ, receive WQ and RSS indirection table commands.  The SRQ and the
  * table are the adapter's (adapter/srq.c, adapter/ind_tbl.c).
  */
-#include <stdlib.h>
-#include <string.h>
 
 #include "cmd/cmd.h"
 #include "adapter/pd.h"
