@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -279,6 +280,31 @@ int vx_cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, unsigned ms)
 			return 0;
 		usleep(1000);
 	}
+}
+
+int vx_post_recv_slots(struct ibv_qp *qp, void *base, uint32_t slot_bytes, unsigned count,
+		       uint32_t lkey)
+{
+	for (unsigned i = 0; i < count; i++) {
+		struct ibv_sge sge = { (uintptr_t)base + (uintptr_t)i * slot_bytes, slot_bytes, lkey };
+		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+		int err = ibv_post_recv(qp, &wr, &bad);
+
+		if (err) {
+			fprintf(stderr, "ibv_post_recv of WQE %u: %s\n", i, strerror(err));
+			return err;
+		}
+	}
+	return 0;
+}
+
+int vx_child_exit_status(pid_t child)
+{
+	int status;
+
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
 }
 
 static int query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv_gid *gid)

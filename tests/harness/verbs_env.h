@@ -14,6 +14,7 @@
 #define MLX4DV_TEST_VERBS_ENV_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #ifdef __GNUC__
 #pragma GCC diagnostic push
@@ -136,6 +137,18 @@ int vx_qp_to_rts_loopback(struct ibv_context *ctx, struct ibv_qp *qp,
  * nothing to arrive asserts on that), or ibv_poll_cq's negative value.
  */
 int vx_cq_wait(struct ibv_cq *cq, struct ibv_wc *wc, unsigned ms);
+
+/*
+ * Posts `count` receive WQEs to qp, WQE i (wr_id i) one data segment of
+ * slot_bytes at base + i * slot_bytes, lkey `lkey`.  0, or the errno of
+ * the first post that failed (printed with its index).
+ */
+int vx_post_recv_slots(struct ibv_qp *qp, void *base, uint32_t slot_bytes, unsigned count,
+		       uint32_t lkey);
+
+/* Waits for the child process `child`: its exit status, or -1 when it
+ * did not exit (killed by a signal, or waitpid failed). */
+int vx_child_exit_status(pid_t child);
 
 /*
  * The software ConnectX-3's address of `port` (IPv4, host order): the low

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,7 +77,6 @@ int main(void)
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	uint32_t addr;
-	int status;
 	pid_t child;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -96,13 +94,8 @@ int main(void)
 	vx_qp_attrs_default(&ud, 1);
 	if (!qp || vx_qp_to_rts(qp, &ud))
 		FAIL("UD QP in RTS");
-	for (unsigned i = 0; i < RECV_WQES; i++) {
-		struct ibv_sge sge = { (uintptr_t)buf[i], SLOT, mr->lkey };
-		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(qp, &wr, &bad))
-			FAIL("post receive %u", i);
-	}
+	if (vx_post_recv_slots(qp, buf, SLOT, RECV_WQES, mr->lkey))
+		FAIL("post receives");
 	if (ctl.get_counters(&before))
 		FAIL("counters");
 	child = fork();
@@ -110,7 +103,7 @@ int main(void)
 		FAIL("fork");
 	if (!child)
 		_exit(sender(addr, qp->qp_num));
-	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+	if (vx_child_exit_status(child))
 		FAIL("the sender could not send");
 
 	if (!vx_cq_wait(cq, &wc, 30000))

@@ -90,34 +90,7 @@
 #include <unistd.h>
 
 #include "exchange.h"
-#include "peer_io.h"
 #include "rc_pair.h"
-
-/* Longer than any scenario runs between two steps (ctest's TIMEOUT ends
- * a hung pair first); a pair started by hand does not wait forever. */
-#define EXCHANGE_WAIT_MS 600000
-
-void exchange_send(int fd, const void *p, size_t n)
-{
-	if (peer_write(PROG, fd, p, n))
-		exit(2);
-}
-
-void exchange_recv(int fd, void *p, size_t n)
-{
-	if (peer_read_within(PROG, fd, p, n, EXCHANGE_WAIT_MS))
-		exit(2);
-}
-
-void sync_byte(int fd, char c)
-{
-	char got;
-
-	exchange_send(fd, &c, 1);
-	exchange_recv(fd, &got, 1);
-	if (got != c)
-		DIE("exchange: out of step ('%c' for '%c')", got, c);
-}
 
 int main(int argc, char **argv)
 {
@@ -174,14 +147,14 @@ int main(int argc, char **argv)
 		connect_qp(&s, (uint8_t)rnr_retry);
 		absent_peer(&s);
 		close_side(&s);
-		printf("absent: %d failure(s)\n", failures);
-		return failures ? 1 : 0;
+		printf("absent: %d failure(s)\n", pair_failures);
+		return pair_failures ? 1 : 0;
 	}
 	if (ex_exchange_open(&x, host, (uint16_t)port))
 		DIE("no exchange with the peer");
 	fd = x.fd;
-	exchange_send(fd, &s.me, sizeof(s.me));
-	exchange_recv(fd, &s.peer, sizeof(s.peer));
+	pair_send(fd, &s.me, sizeof(s.me));
+	pair_recv(fd, &s.peer, sizeof(s.peer));
 	connect_qp(&s, (uint8_t)rnr_retry);
 	/* what a capture of the run must show (wire.pcap.rc) */
 	printf("rc_pair: local QPN 0x%06x PSN 0x%06x rkey 0x%08x addr 0x%016llx, "
@@ -191,7 +164,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (!strcmp(mode, "ops")) {
 		if (host) {
-			sync_byte(fd, 'r');
+			pair_sync_byte(fd, 'r');
 			ops_client(&s, fd);
 		} else {
 			ops_server(&s, fd);
@@ -216,7 +189,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "ops") || !host)
 		ex_exchange_close(&x);
 	close_side(&s);
-	printf("%s %s: %d failure(s)\n", host ? "client" : "server", mode, failures);
-	return failures ? 1 : 0;
+	printf("%s %s: %d failure(s)\n", host ? "client" : "server", mode, pair_failures);
+	return pair_failures ? 1 : 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <infiniband/verbs.h>
 
+#include "pair_check.h"
 #include "peer_side.h"
 
 #define PROG "rc_pair"
@@ -34,28 +35,6 @@
 
 /* The QPs' local ACK timeout (exponent) and retry_cnt (-T, -R). */
 extern uint8_t qp_timeout, qp_retry_cnt;
-/* Checks that failed so far; the exit status is 1 when not 0. */
-extern int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-	} \
-} while (0)
-
-/* A failure of the set-up, not of a check: exit status 2. */
-#define DIE(...) do { fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); exit(2); } while (0)
-
-/* One side's address, as the exchange carries it (host order, both
- * processes on one machine). */
-struct dest {
-	uint32_t lid, qpn, psn, rkey;
-	uint64_t addr;
-	uint8_t gid[16];
-};
 
 struct side {
 	struct ibv_context *ctx;
@@ -63,7 +42,7 @@ struct side {
 	struct peer_qp q;	/* buf: BUF_BYTES */
 	struct ibv_port_attr port;
 	int gidx;
-	struct dest me, peer;
+	struct pair_dest me, peer;
 };
 
 /* -m faults: how many operations of which kinds (rc_pair_faults.c). */
@@ -104,16 +83,6 @@ double now_s(void);
 /* Seconds from the last progress to RETRY_EXC_ERR: retry_cnt + 1 local
  * ACK timeouts of 4.096 us x 2^timeout. */
 double retry_exc_s(void);
-
-/* ---- the exchange with the peer (rc_pair.c, over peer_io.h) ---- */
-
-/* n bytes to or from the peer; a lost or silent peer ends the program
- * (exit status 2). */
-void exchange_send(int fd, const void *p, size_t n);
-void exchange_recv(int fd, void *p, size_t n);
-/* Sends c and waits for the peer's byte, which must be c too: both
- * sides have reached the same step. */
-void sync_byte(int fd, char c);
 
 /* ---- the scenarios, one file each ---- */
 

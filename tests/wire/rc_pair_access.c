@@ -15,7 +15,7 @@ void access_client(struct side *s, int fd)
 	struct ibv_wc wc[2];
 	int n;
 
-	sync_byte(fd, 'r');
+	pair_sync_byte(fd, 'r');
 	post(s, 1, IBV_WR_RDMA_WRITE, WRITE_OFF, 64, WRITE_OFF, s->peer.rkey ^ 0x100, 0, 0);
 	post(s, 2, IBV_WR_RDMA_WRITE, WRITE_OFF, 64, WRITE_OFF, s->peer.rkey, 0, 0);
 	n = poll_n(s, wc, 2, 10);
@@ -24,7 +24,7 @@ void access_client(struct side *s, int fd)
 	      "bad rkey: %s", ibv_wc_status_str(wc[0].status));
 	CHECK(n < 2 || (wc[1].wr_id == 2 && wc[1].status == IBV_WC_WR_FLUSH_ERR),
 	      "after the error: %s", ibv_wc_status_str(wc[1].status));
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'c');
 }
 
 void access_server(struct side *s, int fd)
@@ -32,8 +32,8 @@ void access_server(struct side *s, int fd)
 	struct ibv_qp_attr a;
 	struct ibv_qp_init_attr ia;
 
-	sync_byte(fd, 'r');
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'r');
+	pair_sync_byte(fd, 'c');
 	CHECK(ibv_query_qp(s->q.qp, &a, IBV_QP_STATE, &ia) == 0 && a.qp_state == IBV_QPS_ERR,
 	      "responder QP in state %d after a remote access error", a.qp_state);
 }

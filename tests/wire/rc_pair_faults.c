@@ -157,8 +157,8 @@ static bool exchange_ok(int fd, bool ok)
 {
 	char c = ok ? 'c' : 'f', got;
 
-	exchange_send(fd, &c, 1);
-	exchange_recv(fd, &got, 1);
+	pair_send(fd, &c, 1);
+	pair_recv(fd, &got, 1);
 	return got == 'c';
 }
 
@@ -183,8 +183,8 @@ void faults_client(struct side *s, int fd, const struct fault_run *r)
 	double start = now_s(), last = start;
 	struct ibv_wc wc[F_WINDOW];
 
-	sync_byte(fd, 'r');
-	while (done < r->iters && !failures) {
+	pair_sync_byte(fd, 'r');
+	while (done < r->iters && !pair_failures) {
 		int n;
 
 		while (posted < r->iters && posted - done < F_WINDOW)
@@ -209,8 +209,8 @@ void faults_client(struct side *s, int fd, const struct fault_run *r)
 	/* nothing more may come: every WR completes exactly once */
 	CHECK(poll_n(s, wc, 1, 0.2) == 0, "a completion beyond the %u WRs posted", r->iters);
 	printf("client faults: %u WRs (%s) completed in %.2f s\n", done, r->mix, now_s() - start);
-	exchange_ok(fd, !failures);
-	sync_byte(fd, 'x');
+	exchange_ok(fd, !pair_failures);
+	pair_sync_byte(fd, 'x');
 }
 
 /* Receive number j: a receive WQE of its own buffer slot. */
@@ -267,10 +267,10 @@ void faults_server(struct side *s, int fd, const struct fault_run *r)
 	fill(s->q.buf + F_RD_SRC, 16 * 256 + F_R_BYTES, 2);
 	while (posted < F_RECV_DEPTH && posted < expect + F_RECV_EXTRA)
 		f_post_recv(s, posted++);
-	sync_byte(fd, 'r');
+	pair_sync_byte(fd, 'r');
 	last = now_s();
 	/* until every receive came, or the client stopped (done or failed) */
-	while (got < expect && !failures && now_s() - last < 30 && !peer_finished(fd)) {
+	while (got < expect && !pair_failures && now_s() - last < 30 && !peer_finished(fd)) {
 		int n = ibv_poll_cq(s->q.cq, 8, wc);
 
 		if (n < 0)
@@ -285,10 +285,10 @@ void faults_server(struct side *s, int fd, const struct fault_run *r)
 		else
 			usleep(50);
 	}
-	if (!exchange_ok(fd, !failures)) {
+	if (!exchange_ok(fd, !pair_failures)) {
 		/* the client stopped early: the end state says nothing more */
 		printf("server faults: the client failed; %u receive completions\n", got);
-		sync_byte(fd, 'x');
+		pair_sync_byte(fd, 'x');
 		return;
 	}
 	/* every WR of the client completed; a duplicate delivered again
@@ -311,5 +311,5 @@ void faults_server(struct side *s, int fd, const struct fault_run *r)
 	      (unsigned long long)cs, f_count(r, 'c'));
 	printf("server faults: %u receive completions, %u WRITEs, counter %llu, swap word %llu\n",
 	       got, nwrite, (unsigned long long)fa, (unsigned long long)cs);
-	sync_byte(fd, 'x');
+	pair_sync_byte(fd, 'x');
 }

@@ -59,8 +59,8 @@ void ops_client(struct side *s, int fd)
 	CHECK(fa[4] == 105, "second fetch-add returned %llu", (unsigned long long)fa[4]);
 	CHECK(cs[0] == 0xaa, "first compare-swap returned 0x%llx", (unsigned long long)cs[0]);
 	CHECK(cs[4] == 0xbb, "second compare-swap returned 0x%llx", (unsigned long long)cs[4]);
-	sync_byte(fd, 'c');	/* the server checks its side */
-	sync_byte(fd, 'x');	/* and exits: its adapter is gone */
+	pair_sync_byte(fd, 'c');	/* the server checks its side */
+	pair_sync_byte(fd, 'x');	/* and exits: its adapter is gone */
 	close(fd);
 	usleep(300000);
 	t0 = now_s();
@@ -88,8 +88,8 @@ void ops_server(struct side *s, int fd)
 	*cs = 0xaa;
 	post_recv(s, RECV_OFF, 4096, 1);
 	post_recv(s, RECV_OFF + 4096, 16, 2);
-	sync_byte(fd, 'r');	/* ready: the client may start */
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'r');	/* ready: the client may start */
+	pair_sync_byte(fd, 'c');
 	n = poll_n(s, wc, 2, 10);
 	CHECK(n == 2, "%d of 2 receive completions", n);
 	if (n >= 1) {
@@ -126,5 +126,5 @@ void ops_server(struct side *s, int fd)
 		}
 	CHECK(*fa == 112, "counter after the fetch-adds: %llu", (unsigned long long)*fa);
 	CHECK(*cs == 0xbb, "word after the compare-swaps: 0x%llx", (unsigned long long)*cs);
-	sync_byte(fd, 'x');
+	pair_sync_byte(fd, 'x');
 }

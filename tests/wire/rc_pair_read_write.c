@@ -31,13 +31,13 @@ void read_write_client(struct side *s, int fd)
 	if (mlx4emu_ctl_load(&ctl))
 		DIE("the software device is not loaded");
 	fill(s->q.buf + RW_WRITE_SRC, RW_BYTES, 0x66);
-	sync_byte(fd, 'p');	/* the server's adapter is paused */
+	pair_sync_byte(fd, 'p');	/* the server's adapter is paused */
 	t0 = now_s();
 	post(s, 1, IBV_WR_RDMA_READ, RW_READ_DST, RW_BYTES, RW_TARGET, s->peer.rkey, 0, 0);
 	post(s, 2, IBV_WR_RDMA_WRITE, RW_WRITE_SRC, RW_BYTES, RW_TARGET, s->peer.rkey, 0, 0);
 	/* both requests are on the wire before the server takes them */
 	CHECK(ctl.wait_idle(5000) == 0, "the adapter is not idle");
-	sync_byte(fd, 'u');
+	pair_sync_byte(fd, 'u');
 	n = poll_n(s, wc, 2, 15);
 	dt = now_s() - t0;
 	CHECK(n == 2, "%d of 2 completions", n);
@@ -52,7 +52,7 @@ void read_write_client(struct side *s, int fd)
 	printf("client read_write: done in %.3f s, READ returned %s bytes\n", dt,
 	       mismatch(got, RW_BYTES, 0x33) < 0 ? "the old" :
 	       mismatch(got, RW_BYTES, 0x66) < 0 ? "the WRITE's" : "other");
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'c');
 }
 
 void read_write_server(struct side *s, int fd)
@@ -64,10 +64,10 @@ void read_write_server(struct side *s, int fd)
 		DIE("the software device is not loaded");
 	fill(s->q.buf + RW_TARGET, RW_BYTES, 0x33);
 	ctl.pause();
-	sync_byte(fd, 'p');
-	sync_byte(fd, 'u');
+	pair_sync_byte(fd, 'p');
+	pair_sync_byte(fd, 'u');
 	ctl.resume();
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'c');
 	bad = mismatch(s->q.buf + RW_TARGET, RW_BYTES, 0x66);
 	CHECK(bad < 0, "WRITE: byte %d", bad);
 }

@@ -15,7 +15,7 @@ void rnr_client(struct side *s, int fd, int rnr_retry)
 	struct ibv_wc wc;
 	int n;
 
-	sync_byte(fd, 'r');
+	pair_sync_byte(fd, 'r');
 	post(s, 1, IBV_WR_SEND, RECV_OFF, 100, 0, 0, 0, 0);
 	n = poll_n(s, &wc, 1, 10);
 	CHECK(n == 1, "no completion");
@@ -25,7 +25,7 @@ void rnr_client(struct side *s, int fd, int rnr_retry)
 	else
 		CHECK(n < 1 || wc.status == IBV_WC_RNR_RETRY_EXC_ERR, "rnr_retry 0: %s",
 		      ibv_wc_status_str(wc.status));
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'c');
 }
 
 void rnr_server(struct side *s, int fd, int rnr_retry)
@@ -33,7 +33,7 @@ void rnr_server(struct side *s, int fd, int rnr_retry)
 	struct ibv_wc wc;
 	int n;
 
-	sync_byte(fd, 'r');
+	pair_sync_byte(fd, 'r');
 	usleep(200000);		/* the SEND meets no receive WQE meanwhile */
 	post_recv(s, RECV_OFF, 4096, 7);
 	if (rnr_retry) {
@@ -41,5 +41,5 @@ void rnr_server(struct side *s, int fd, int rnr_retry)
 		CHECK(n == 1 && wc.status == IBV_WC_SUCCESS && wc.byte_len == 100,
 		      "receive after RNR: %d %s", n, n ? ibv_wc_status_str(wc.status) : "");
 	}
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'c');
 }

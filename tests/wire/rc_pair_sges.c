@@ -64,7 +64,7 @@ void sges_client(struct side *s, int fd)
 
 	for (unsigned i = 0; i < SGE_B_COUNT; i++)
 		bytes_b[i] = SGE_B_BYTES;
-	sync_byte(fd, 'r');
+	pair_sync_byte(fd, 'r');
 	/* the first WR of the QP, so its send queue entry holds nothing yet */
 	post_gathered(s, 0, NULL, 0, SGE_TARGET_A, 0);
 	n = poll_n(s, wc, 1, 10);
@@ -80,15 +80,15 @@ void sges_client(struct side *s, int fd)
 	n = poll_n(s, wc, 1, 10);
 	CHECK(n == 1 && wc[0].status == IBV_WC_SUCCESS, "WRITE of %u segments: %s",
 	      SGE_B_COUNT, n == 1 ? ibv_wc_status_str(wc[0].status) : "no completion");
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'c');
 }
 
 void sges_server(struct side *s, int fd)
 {
 	int bad;
 
-	sync_byte(fd, 'r');
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'r');
+	pair_sync_byte(fd, 'c');
 	bad = mismatch(s->q.buf + SGE_TARGET_A, sge_total_a(), 0x21);
 	CHECK(bad < 0, "WRITE of %u segments: byte %d", (unsigned)SGE_COUNT_A, bad);
 	bad = mismatch(s->q.buf + SGE_TARGET_B, SGE_B_COUNT * SGE_B_BYTES, 0x42);

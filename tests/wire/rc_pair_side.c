@@ -13,7 +13,6 @@
 #include "rc_pair.h"
 #include "verbs_env.h"
 
-int failures;
 uint8_t qp_timeout = TIMEOUT, qp_retry_cnt = RETRY_CNT;
 
 double retry_exc_s(void)

@@ -36,7 +36,7 @@ void unmapped_client(struct side *s, int fd)
 	mr = ibv_reg_mr(s->pd, src, len, IBV_ACCESS_LOCAL_WRITE);
 	if (!mr)
 		DIE("register the WRITE sources");
-	sync_byte(fd, 'p');	/* the server's adapter is paused */
+	pair_sync_byte(fd, 'p');	/* the server's adapter is paused */
 	for (unsigned i = 0; i < U_WRITES; i++) {
 		struct ibv_sge sge = { (uintptr_t)src + i * U_BYTES, U_BYTES, mr->lkey };
 		struct ibv_send_wr wr = {
@@ -51,7 +51,7 @@ void unmapped_client(struct side *s, int fd)
 	/* every WRITE executed (handed to the transport) before the unmap */
 	CHECK(ctl.wait_idle(5000) == 0, "the adapter is not idle");
 	CHECK(munmap(src + U_GONE * U_BYTES, U_BYTES) == 0, "munmap");
-	sync_byte(fd, 'u');	/* the server resumes */
+	pair_sync_byte(fd, 'u');	/* the server resumes */
 	n = poll_n(s, wc, U_WRITES, 10);
 	CHECK(n == U_WRITES, "%d of %d completions", n, U_WRITES);
 	for (int i = 0; i < n; i++) {
@@ -70,7 +70,7 @@ void unmapped_client(struct side *s, int fd)
 	for (int i = 0; i < n; i++)
 		if (wc[i].status != IBV_WC_SUCCESS)
 			n = i;
-	exchange_send(fd, &n, sizeof(n));	/* WRITEs that succeeded */
+	pair_send(fd, &n, sizeof(n));	/* WRITEs that succeeded */
 	CHECK(ibv_dereg_mr(mr) == 0, "dereg the WRITE sources");
 	munmap(src, U_GONE * U_BYTES);
 	munmap(src + (U_GONE + 1) * U_BYTES, len - (U_GONE + 1) * U_BYTES);
@@ -86,10 +86,10 @@ void unmapped_server(struct side *s, int fd)
 	if (mlx4emu_ctl_load(&ctl))
 		DIE("the software device is not loaded");
 	ctl.pause();
-	sync_byte(fd, 'p');
-	sync_byte(fd, 'u');
+	pair_sync_byte(fd, 'p');
+	pair_sync_byte(fd, 'u');
 	ctl.resume();
-	exchange_recv(fd, &n, sizeof(n));
+	pair_recv(fd, &n, sizeof(n));
 	for (int i = 0; i < n; i++) {
 		const uint8_t *p = s->q.buf + U_TARGET + (size_t)i * U_BYTES;
 		int bad = -1;
@@ -108,13 +108,13 @@ void unmapped_read_client(struct side *s, int fd)
 	struct ibv_wc wc;
 	int n;
 
-	exchange_recv(fd, &gone, sizeof(gone));
+	pair_recv(fd, &gone, sizeof(gone));
 	/* post() adds the peer's buffer address to the offset */
 	post(s, 1, IBV_WR_RDMA_READ, READ_OFF, XFER, gone.addr - s->peer.addr, gone.rkey, 0, 0);
 	n = poll_n(s, &wc, 1, 10);
 	CHECK(n == 1 && wc.status == IBV_WC_REM_OP_ERR, "READ of unmapped memory: %s",
 	      n == 1 ? ibv_wc_status_str(wc.status) : "no completion");
-	sync_byte(fd, 'c');
+	pair_sync_byte(fd, 'c');
 }
 
 void unmapped_read_server(struct side *s, int fd)
@@ -133,8 +133,8 @@ void unmapped_read_server(struct side *s, int fd)
 	CHECK(munmap(p, XFER) == 0, "munmap");
 	gone.addr = (uintptr_t)p;
 	gone.rkey = mr->rkey;
-	exchange_send(fd, &gone, sizeof(gone));
-	sync_byte(fd, 'c');
+	pair_send(fd, &gone, sizeof(gone));
+	pair_sync_byte(fd, 'c');
 	CHECK(ibv_query_qp(s->q.qp, &a, IBV_QP_STATE, &ia) == 0 && a.qp_state == IBV_QPS_ERR,
 	      "responder QP in state %d after reading unmapped memory", a.qp_state);
 	CHECK(ibv_dereg_mr(mr) == 0, "dereg the READ source");

@@ -11,12 +11,7 @@
 set -u
 run="$1"; opts="$2"; victim="$3"; forger="$4"; mode="$5"; gidx="${6:-}"
 g=""; [ -n "$gidx" ] && g="-g $gidx"
-nobody_group=$(id -gn nobody 2>/dev/null || echo nogroup)
-as_nobody="setpriv --reuid nobody --regid $nobody_group --clear-groups"
-if [ "$(id -u)" -ne 0 ] || ! $as_nobody true 2>/dev/null; then
-	echo "SKIP: cannot run a program as nobody (needs root and setpriv)"
-	exit 77
-fi
+. "$(dirname "$0")/as_nobody.sh"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/trust.XXXXXX")
 pids=""
 cleanup() {

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "exchange.h"
+#include "pair_check.h"
 #include "peer_io.h"
 #include "verbs_env.h"
 
@@ -44,35 +45,15 @@
 /* the server's wait for more completions once the client is done (ms) */
 #define QUIET_MS 1000
 
-struct dest {
-	uint32_t lid, qpn, psn, rkey;
-	uint64_t addr;
-	uint8_t gid[16];
-};
-
 struct side {
 	struct vx_env env;
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	uint8_t *buf;		/* receive area, then write area: MAX_MSGS slots each */
 	struct ibv_mr *mr;
-	struct dest me, peer;
+	struct pair_dest me, peer;
 	int gidx;
 };
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		fprintf(stderr, "FAILED %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-		fprintf(stderr, __VA_ARGS__); \
-		fputc('\n', stderr); \
-	} \
-} while (0)
-
-#define DIE(...) do { fprintf(stderr, PROG ": " __VA_ARGS__); fputc('\n', stderr); exit(2); } \
-	while (0)
 
 static uint32_t msg_len(uint32_t k)
 {
@@ -143,7 +124,7 @@ static void open_side(struct side *s, int gidx, uint32_t psn)
 	if (!s->qp)
 		DIE("MR or UC QP");
 	s->gidx = gidx;
-	s->me = (struct dest){ .lid = s->env.port_attr.lid, .qpn = s->qp->qp_num,
+	s->me = (struct pair_dest){ .lid = s->env.port_attr.lid, .qpn = s->qp->qp_num,
 			       .psn = psn & 0xffffff, .rkey = s->mr->rkey,
 			       .addr = (uintptr_t)s->buf };
 	if (gidx >= 0 && !ibv_query_gid(s->env.ctx, 1, gidx, &gid))
@@ -171,21 +152,6 @@ static void close_side(struct side *s)
 	CHECK(ibv_destroy_cq(s->cq) == 0, "destroy CQ");
 	CHECK(vx_env_close(&s->env) == 0, "close device");
 	free(s->buf);
-}
-
-static void exchange(int fd, void *out, const void *in, size_t n)
-{
-	if (peer_write(PROG, fd, in, n) || peer_read_within(PROG, fd, out, n, 60000))
-		exit(2);
-}
-
-static void sync_byte(int fd, char c)
-{
-	char got = 0;
-
-	exchange(fd, &got, &c, 1);
-	if (got != c)
-		DIE("exchange out of step ('%c' for '%c')", got, c);
 }
 
 static void post_message(struct side *s, uint32_t k)
@@ -226,7 +192,7 @@ static void client(struct side *s, int fd, uint32_t n)
 		}
 	}
 	printf("uc_pair: sent %u messages\n", n);
-	sync_byte(fd, 'd');
+	pair_sync_byte(fd, 'd');
 }
 
 /* One receive completion: the message it names, checked. */
@@ -268,7 +234,7 @@ static void server(struct side *s, int fd)
 	uint64_t quiet_since;
 	struct ibv_wc wc;
 
-	sync_byte(fd, 'd');
+	pair_sync_byte(fd, 'd');
 	quiet_since = now_ms();
 	while (now_ms() - quiet_since < QUIET_MS) {
 		int r = ibv_poll_cq(s->cq, 1, &wc);
@@ -308,27 +274,23 @@ int main(int argc, char **argv)
 		DIE("-n: 1 to %d messages", MAX_MSGS);
 	host = optind < argc ? argv[optind] : NULL;
 	open_side(&s, gidx, psn);
-	for (uint32_t i = 0; !host && i < MAX_MSGS; i++) {
-		struct ibv_sge sge = { (uintptr_t)recv_slot(&s, i), SLOT, s.mr->lkey };
-		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(s.qp, &wr, &bad))
-			DIE("post receive %u", i);
-	}
+	if (!host && vx_post_recv_slots(s.qp, recv_slot(&s, 0), SLOT, MAX_MSGS, s.mr->lkey))
+		DIE("post receives");
 	if (ex_exchange_open(&x, host, (uint16_t)port))
 		DIE("no exchange with the peer");
-	exchange(x.fd, &s.peer, &s.me, sizeof(s.me));
+	pair_send(x.fd, &s.me, sizeof(s.me));
+	pair_recv(x.fd, &s.peer, sizeof(s.peer));
 	connect_qp(&s);
 	printf("uc_pair: local QPN 0x%06x PSN 0x%06x, remote QPN 0x%06x PSN 0x%06x, "
 	       "%u messages\n", s.me.qpn, s.me.psn, s.peer.qpn, s.peer.psn, n);
-	sync_byte(x.fd, 'r');
+	pair_sync_byte(x.fd, 'r');
 	if (host)
 		client(&s, x.fd, n);
 	else
 		server(&s, x.fd);
-	sync_byte(x.fd, 'e');
+	pair_sync_byte(x.fd, 'e');
 	ex_exchange_close(&x);
 	close_side(&s);
-	printf("uc_pair %s: %d failure(s)\n", host ? "client" : "server", failures);
-	return failures ? 1 : 0;
+	printf("uc_pair %s: %d failure(s)\n", host ? "client" : "server", pair_failures);
+	return pair_failures ? 1 : 0;
 }

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,13 +100,8 @@ int main(void)
 	ud.qkey = QKEY;
 	if (!qp || vx_qp_to_rts(qp, &ud))
 		FAIL("UD QP in RTS");
-	for (unsigned i = 0; i < RECV_WQES; i++) {
-		struct ibv_sge sge = { (uintptr_t)buf[i], WQE_BYTES, mr->lkey };
-		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(qp, &wr, &bad))
-			FAIL("post receive %u", i);
-	}
+	if (vx_post_recv_slots(qp, buf, WQE_BYTES, RECV_WQES, mr->lkey))
+		FAIL("post receives");
 	printf("UD QPN 0x%x at %s, %u receive WQEs of %u bytes\n", qp->qp_num,
 	       inet_ntoa((struct in_addr){ htonl(addr) }), RECV_WQES, WQE_BYTES);
 	fflush(stdout);
@@ -121,13 +115,14 @@ int main(void)
 		FAIL("fork");
 	if (!child)
 		_exit(stranger(pw->pw_uid, pw->pw_gid, addr, qp->qp_num));
-	if (waitpid(child, &status, 0) != child || !WIFEXITED(status))
+	status = vx_child_exit_status(child);
+	if (status < 0)
 		FAIL("the stranger did not finish");
-	if (WEXITSTATUS(status) == 77) {
+	if (status == 77) {
 		printf("SKIP: cannot become nobody (needs root)\n");
 		return 77;
 	}
-	if (WEXITSTATUS(status))
+	if (status)
 		FAIL("the stranger could not send");
 
 	if (!vx_cq_wait(cq, &wc, 30000))

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -93,7 +92,6 @@ int main(void)
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	uint8_t mac[6], want[VXLAN_HDR + FRAME];
-	int status;
 	pid_t child;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -122,13 +120,8 @@ int main(void)
 	flow = vx_flow_dst_mac(qp, 1, mac);
 	if (!flow)
 		FAIL("ibv_create_flow");
-	for (unsigned i = 0; i < RECV_WQES; i++) {
-		struct ibv_sge sge = { (uintptr_t)buf[i], sizeof(buf[i]), mr->lkey };
-		struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(qp, &wr, &bad))
-			FAIL("post receive %u", i);
-	}
+	if (vx_post_recv_slots(qp, buf, sizeof(buf[0]), RECV_WQES, mr->lkey))
+		FAIL("post receives");
 	if (ctl.get_counters(&before))
 		FAIL("counters");
 	child = fork();
@@ -136,7 +129,7 @@ int main(void)
 		FAIL("fork");
 	if (!child)
 		_exit(sender(addr, segment, mac));
-	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status))
+	if (vx_child_exit_status(child))
 		FAIL("the sender could not send");
 
 	if (!vx_cq_wait(cq, &wc, 30000))
