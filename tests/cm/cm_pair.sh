@@ -17,7 +17,9 @@
 # refused on that second one too, when its server has not listened for it
 # yet; restarting the client then would meet a server in the middle of the
 # old client's exchange, so such a refusal (CM_PAIR_MIDWAY, a regular
-# expression on the client's output) stops the server and fails at once.
+# expression on the client's output) stops the server and runs the whole
+# pair again, server first, at most CM_PAIR_PAIR_TRIES times in all
+# (default 5); the log names each such restart.
 # CM_PAIR_CHECK, when
 # set, is a regular expression each side's output must match,
 # CM_PAIR_CLIENT_CHECK one the client's must; CM_PAIR_SERVER_OPTS and
@@ -42,41 +44,66 @@ for a in "$@"; do
 	if [ $side = server ]; then server_cmd="$server_cmd '$a'"; else client_cmd="$client_cmd '$a'"; fi
 done
 
-# shellcheck disable=SC2086
-eval timeout -k 5 "$timeout_s" "$run" $opts ${CM_PAIR_SERVER_OPTS:-} --addr="$net.1" -- \
-	"$server_cmd" >"$dir/server.out" 2>&1 &
-server=$!
-# the client resolves the server's address only once its adapter holds it
-# (else ADDR_ERROR): at most 30 s
-i=0
-while [ $i -lt 300 ] && ! ss -Hlun "src $net.1:4791" 2>/dev/null | grep -q .; do
-	kill -0 $server 2>/dev/null || break
-	i=$((i + 1)); sleep 0.1
-done
-# and gives the program a second to listen
-sleep 1
-tries=0
-while :; do
+# One run of the pair: the server, then the client, started again while
+# the server's CM refuses it for not listening yet.  Sets src, crc, tries
+# and midway.
+run_pair() {
+	# (exec: $! is then timeout itself, not a shell around it, so that a
+	# kill of $server reaches the program and `wait` outlasts it)
 	# shellcheck disable=SC2086
-	eval timeout -k 5 "$timeout_s" "$run" $opts ${CM_PAIR_CLIENT_OPTS:-} --addr="$net.2" -- \
-		"$client_cmd" >"$dir/client.out" 2>&1
-	crc=$?
-	[ $crc -ne 0 ] && grep -Eq "$refused" "$dir/client.out" && kill -0 $server 2>/dev/null &&
-		[ $tries -lt 100 ] || break
-	tries=$((tries + 1))
-	sleep 0.1
+	eval exec timeout -k 5 "$timeout_s" "$run" $opts ${CM_PAIR_SERVER_OPTS:-} --addr="$net.1" -- \
+		"$server_cmd" >"$dir/server.out" 2>&1 &
+	server=$!
+	# the client resolves the server's address only once its adapter holds
+	# it (else ADDR_ERROR): at most 30 s
+	i=0
+	while [ $i -lt 300 ] && ! ss -Hlun "src $net.1:4791" 2>/dev/null | grep -q .; do
+		kill -0 $server 2>/dev/null || break
+		i=$((i + 1)); sleep 0.1
+	done
+	# and gives the program a second to listen
+	sleep 1
+	tries=0
+	while :; do
+		# shellcheck disable=SC2086
+		eval timeout -k 5 "$timeout_s" "$run" $opts ${CM_PAIR_CLIENT_OPTS:-} --addr="$net.2" -- \
+			"$client_cmd" >"$dir/client.out" 2>&1
+		crc=$?
+		[ $crc -ne 0 ] && grep -Eq "$refused" "$dir/client.out" && kill -0 $server 2>/dev/null &&
+			[ $tries -lt 100 ] || break
+		tries=$((tries + 1))
+		sleep 0.1
+	done
+	midway=""
+	if [ -n "${CM_PAIR_MIDWAY:-}" ] && grep -Eq "$CM_PAIR_MIDWAY" "$dir/client.out"; then
+		midway=1
+		kill $server 2>/dev/null
+	fi
+	wait $server
+	src=$?
+}
+
+pair_tries=${CM_PAIR_PAIR_TRIES:-5}
+pair_run=1
+while :; do
+	run_pair
+	[ -n "$midway" ] && [ $pair_run -lt "$pair_tries" ] || break
+	echo "--- run $pair_run: the client's second connection was refused (its server not" \
+		"listening for it yet); server stopped, the pair started again"
+	sed 's/^/    client: /' "$dir/client.out"
+	# the stopped server's program may outlive its launcher a moment: its
+	# adapter's address must be free before the next server takes it
+	i=0
+	while [ $i -lt 100 ] && ss -Hlun "src $net.1:4791" 2>/dev/null | grep -q .; do
+		i=$((i + 1)); sleep 0.1
+	done
+	[ $i -lt 100 ] || ss -Hlunp "src $net.1:4791"
+	pair_run=$((pair_run + 1))
 done
-midway=""
-if [ -n "${CM_PAIR_MIDWAY:-}" ] && grep -Eq "$CM_PAIR_MIDWAY" "$dir/client.out"; then
-	midway=1
-	kill $server 2>/dev/null
-fi
-wait $server
-src=$?
 echo "--- server (exit $src):"; cat "$dir/server.out"
 echo "--- client (exit $crc, after $tries refused tries):"; cat "$dir/client.out"
 if [ -n "$midway" ]; then
-	echo "FAIL: the client's second connection was refused (its server not listening for it yet)"
+	echo "FAIL: the client's second connection was refused (its server not listening for it yet), in each of $pair_run runs"
 	exit 1
 fi
 if [ "$src" -ne 0 ] || [ "$crc" -ne 0 ]; then
