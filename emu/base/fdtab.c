@@ -10,6 +10,7 @@ static _Atomic uint16_t fd_channel[EMU_FD_MAX];
 static _Atomic uint16_t fd_async[EMU_FD_MAX];
 static _Atomic uint16_t fd_cm[EMU_FD_MAX];
 static _Atomic uint16_t fd_read_errno[EMU_FD_MAX];
+static _Atomic uint16_t fd_rtnl[EMU_FD_MAX];
 
 static int get(_Atomic uint16_t *tab, int fd)
 {
@@ -78,9 +79,19 @@ void emu_fd_set_read_errno(int fd, int err)
 	set(fd_read_errno, fd, err > 0 ? err : -1);
 }
 
+bool emu_fd_rtnl(int fd)
+{
+	return get(fd_rtnl, fd) > 0;
+}
+
+void emu_fd_set_rtnl(int fd, bool rtnl)
+{
+	set(fd_rtnl, fd, rtnl ? 1 : -1);
+}
+
 struct emu_fd_owner emu_fd_forget(int fd)
 {
-	struct emu_fd_owner o = { -1, -1, -1, -1, 0 };
+	struct emu_fd_owner o = { -1, -1, -1, -1, 0, false };
 
 	if (fd < 0 || fd >= EMU_FD_MAX)
 		return o;
@@ -91,5 +102,6 @@ struct emu_fd_owner emu_fd_forget(int fd)
 	o.read_errno = (int)atomic_exchange(&fd_read_errno[fd], 0) - 1;
 	if (o.read_errno < 0)
 		o.read_errno = 0;
+	o.rtnl = atomic_exchange(&fd_rtnl[fd], 0) == 2;
 	return o;
 }

@@ -2,8 +2,9 @@
 /*
  * Which of the program's file descriptors belong to the device: the
  * command fd of each context, the async event fd of each context, the fd
- * of each completion channel, that of each rdma_cm file, and the sysfs
- * attributes whose read fails.  Written by the command layer when it
+ * of each completion channel, that of each rdma_cm file, the sysfs
+ * attributes whose read fails, and the program's NETLINK_ROUTE sockets
+ * (os/rtnl.h).  Written by the command layer when it
  * hands a descriptor out (by the OS boundary for the attributes), read by
  * the OS boundary on every interposed call (lock-free: one atomic load).
  */
@@ -21,6 +22,7 @@ struct emu_fd_owner {
 	int async_ctx;	/* async event fd of this context */
 	int cm;		/* rdma_cm file */
 	int read_errno;	/* errno of every read of a failing attribute, or 0 */
+	bool rtnl;	/* a NETLINK_ROUTE socket of the program */
 };
 
 /* Context index of a command fd, or -1. */
@@ -39,6 +41,8 @@ void emu_fd_set_cm(int fd, int file);
  * fails in the kernel), or 0; err 0 clears. */
 int emu_fd_read_errno(int fd);
 void emu_fd_set_read_errno(int fd, int err);
+bool emu_fd_rtnl(int fd);
+void emu_fd_set_rtnl(int fd, bool rtnl);
 /* Clears the fd's entries and returns what it was. */
 struct emu_fd_owner emu_fd_forget(int fd);
 

@@ -45,6 +45,7 @@
 #include "cm/ucma.h"
 #include "cmd/cmd.h"
 #include "os/netif_ioctl.h"
+#include "os/rtnl.h"
 #include "os/fault.h"
 #include "os/sysfs.h"
 #include "os/sysfs_gid.h"
@@ -529,6 +530,8 @@ EXPORT int close(int fd)
 		emu_evq_close(&emu_dev.ctx[o.async_ctx].async_q);
 	if (o.cm >= 0)
 		emu_ucma_close(o.cm);
+	if (o.rtnl)
+		emu_rtnl_closed(fd);
 	ret = emu_real_close(fd);
 	if (!ret)
 		errno = saved;
@@ -537,11 +540,16 @@ EXPORT int close(int fd)
 
 EXPORT int socket(int domain, int type, int protocol)
 {
+	int fd;
+
 	if (domain == AF_NETLINK && protocol == NETLINK_RDMA) {
 		/* make libibverbs enumerate through the fake sysfs tree */
 		errno = EPROTONOSUPPORT;
 		return -1;
 	}
 	RESOLVE(real_socket, "socket");
-	return real_socket(domain, type, protocol);
+	fd = real_socket(domain, type, protocol);
+	if (fd >= 0 && domain == AF_NETLINK && protocol == NETLINK_ROUTE)
+		emu_rtnl_opened(fd);
+	return fd;
 }
