@@ -453,7 +453,9 @@ mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
  * included): the CQE's wqe_index names the SRQ WQE, whose wr_id is
  * returned and which goes back to the free list (mlx4dv_srq_free_wqe()).
  * The QPN is the receiving QP's and is not checked: the CQ must carry
- * only receives of QPs on this SRQ (and sends, which are refused).
+ * only receives of QPs on this SRQ (and sends, which are refused). A
+ * program built with MLX4DV_DEBUG asserts when the CQE is of the QP whose
+ * own RQ cq->recv_from names (mlx4dv_qp_rings_init() sets it).
  * Returns 0, EAGAIN, or EIO / EINVAL (a send CQE, an opcode no receive
  * has, a wqe_index that is the SRQ's tail) / ERANGE (wqe_index >=
  * wqe_cnt) with nothing consumed, as mlx4dv_cq_poll_rq(). Same outputs.
@@ -475,6 +477,15 @@ mlx4dv_cq_poll_srq(struct mlx4dv_cq_ring *cq, struct mlx4dv_srq_ring *srq,
 	err = __mlx4dv_cq_recv_kind(last);
 	if (__MLX4DV_UNLIKELY(err))
 		return err;
+	/* A receive of a QP with its own RQ names an RQ WQE: taken here it
+	 * would free the SRQ WQE of that number, posted or not. */
+	__MLX4DV_CHECK((cq->recv_from & ~(uint32_t)MLX4DV_CQ_RECV_QPN_MASK) !=
+		       MLX4DV_CQ_RECV_RQ ||
+		       (cq->recv_from & MLX4DV_CQ_RECV_QPN_MASK) !=
+		       mlx4dv_cqe_qpn(cqe),
+		       "mlx4dv_cq_poll_srq",
+		       "the CQE is of a QP with its own RQ (cq->recv_from): "
+		       "take it with mlx4dv_cq_poll_rq()");
 	index = mlx4dv_cqe_wqe_index(cqe);
 	err = mlx4dv_srq_free_wqe(srq, index);
 	if (__MLX4DV_UNLIKELY(err))
