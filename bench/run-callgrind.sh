@@ -76,6 +76,9 @@ command -v valgrind >/dev/null || { echo "run-callgrind.sh: valgrind not install
 [ -n "$out" ] || out="$build/bench/callgrind-$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$out/annotate"
 out=$(cd "$out" && pwd)
+# The tables below are made from every dump in the directory: the dumps
+# and annotations of an earlier run there would be counted as this run's.
+rm -f "$out"/cg.* "$out"/log.* "$out"/annotate/*.txt
 
 # The software device puts its sysfs tree under TMPDIR; under valgrind the
 # launcher process makes one too and neither is removed, so they go to a

@@ -17,12 +17,19 @@
 
 #include "internal.h"
 
-/* A 0.2 handle: its fields are the present ones up to reserved, padded to
- * the alignment of its pointers (112, 48, 56 and 56 bytes with 8-byte
- * pointers; 84, 36, 40 and 36 with 4-byte ones). */
+/* Where the fields of a 0.2 handle end: at the first field 0.3 added
+ * (struct mlx4dv_sq_ring.pdn, struct mlx4dv_cq_ring.recv_from), or at
+ * reserved for a handle 0.3 added nothing to. */
+#define FIELDS_0_2_sq_ring	offsetof(struct mlx4dv_sq_ring, pdn)
+#define FIELDS_0_2_rq_ring	offsetof(struct mlx4dv_rq_ring, reserved)
+#define FIELDS_0_2_srq_ring	offsetof(struct mlx4dv_srq_ring, reserved)
+#define FIELDS_0_2_cq_ring	offsetof(struct mlx4dv_cq_ring, recv_from)
+
+/* A 0.2 handle: its fields padded to the alignment of its pointers (112,
+ * 48, 56 and 56 bytes with 8-byte pointers; 84, 36, 40 and 36 with 4-byte
+ * ones). */
 #define SIZE_0_2(s) \
-	((offsetof(struct mlx4dv_##s, reserved) + _Alignof(void *) - 1) & \
-	 ~(_Alignof(void *) - 1))
+	((FIELDS_0_2_##s + _Alignof(void *) - 1) & ~(_Alignof(void *) - 1))
 
 enum {
 	SQ_0_2 = SIZE_0_2(sq_ring),

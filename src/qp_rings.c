@@ -27,6 +27,21 @@ static int qp_rings_cqs(struct mlx4dv_qp_rings *r, struct ibv_qp *qp)
 	return 0;
 }
 
+/* A QP with a receive queue of its own marks its receive CQ's handle
+ * (both copies when the CQ is shared), for the MLX4DV_DEBUG check that
+ * mlx4dv_cq_poll_srq() never takes that QP's CQEs. */
+static void qp_rings_mark_recv_cq(struct mlx4dv_qp_rings *r, struct ibv_qp *qp)
+{
+	uint32_t mark = MLX4DV_CQ_RECV_RQ | (qp->qp_num & MLX4DV_CQ_RECV_QPN_MASK);
+
+	if (!qp->recv_cq || (r->flags & (MLX4DV_QP_RINGS_NO_RQ |
+					 MLX4DV_QP_RINGS_RQ_ON_SRQ)))
+		return;
+	r->recv_cq.recv_from = mark;
+	if (r->flags & MLX4DV_QP_RINGS_SHARED_CQ)
+		r->send_cq.recv_from = mark;
+}
+
 int mlx4dv_qp_rings_init(struct mlx4dv_qp_rings *rings, struct ibv_qp *qp,
 			 uint32_t flags)
 {
@@ -68,6 +83,7 @@ int mlx4dv_qp_rings_init(struct mlx4dv_qp_rings *rings, struct ibv_qp *qp,
 	ret = qp_rings_cqs(&r, qp);
 	if (ret)
 		goto err_rq;
+	qp_rings_mark_recv_cq(&r, qp);
 	*rings = r;
 	return 0;
 

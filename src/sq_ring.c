@@ -147,6 +147,20 @@ static int sq_take_grant(struct mlx4dv_sq_ring *sq, struct ibv_context *context,
 	return 0;
 }
 
+/* A UD QP's PD number, for the MLX4DV_DEBUG check that a UD send's
+ * address vector is of the same PD. Unread (flag clear, unchecked) when
+ * the PD cannot be asked: never an error of the init. */
+static void sq_take_pdn(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp)
+{
+	uint32_t pdn;
+
+	if (qp->qp_type != IBV_QPT_UD || !qp->pd ||
+	    mlx4dv_pd_query_pdn(qp->pd, &pdn))
+		return;
+	sq->pdn = pdn;
+	sq->flags |= MLX4DV_SQ_RING_PDN;
+}
+
 int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 			uint32_t flags)
 {
@@ -190,6 +204,7 @@ int mlx4dv_sq_ring_init(struct mlx4dv_sq_ring *sq, struct ibv_qp *qp,
 		return ret;
 	ring.ring_stamped = sq_ring_stamped(&ring, state);
 	ring.single_wqebb = 1;
+	sq_take_pdn(&ring, qp);
 
 	ret = sq_take_grant(&ring, qp->context, flags);
 	if (ret)

@@ -21,6 +21,8 @@ set(messages
   "cq and srq must not be NULL"
   "sq and cqe must not be NULL"
   "cq and polled"
+  "an address vector of the QP's PD"
+  "a QP with its own RQ"
   "mlx4dv: %s: %s")
 foreach(mode release debug)
   set(obj ${WORK}/probe-${mode}.o)

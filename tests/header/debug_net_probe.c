@@ -11,13 +11,13 @@ int debug_net_probe(struct mlx4dv_sq_ring *sq, struct mlx4dv_rq_ring *rq,
 		    struct mlx4dv_srq_ring *srq, struct mlx4dv_cq_ring *cq,
 		    const struct mlx4dv_sq_wqe_template *t,
 		    const struct ibv_sge *sg, const struct mlx4dv_poll_qp *qps,
-		    struct ibv_wc *wc);
+		    struct ibv_wc *wc, const struct mlx4dv_ud_av *dest);
 
 int debug_net_probe(struct mlx4dv_sq_ring *sq, struct mlx4dv_rq_ring *rq,
 		    struct mlx4dv_srq_ring *srq, struct mlx4dv_cq_ring *cq,
 		    const struct mlx4dv_sq_wqe_template *t,
 		    const struct ibv_sge *sg, const struct mlx4dv_poll_qp *qps,
-		    struct ibv_wc *wc)
+		    struct ibv_wc *wc, const struct mlx4dv_ud_av *dest)
 {
 	struct mlx4dv_sq_batch b;
 	const struct mlx4_cqe *cqe = NULL;
@@ -29,6 +29,7 @@ int debug_net_probe(struct mlx4dv_sq_ring *sq, struct mlx4dv_rq_ring *rq,
 	r |= mlx4dv_sq_batch_write(&b, 1, 0x1000, 0x2000);
 	r |= (int)mlx4dv_sq_batch_end(sq, &b);
 	r |= mlx4dv_sq_write_rdma_write(sq, 2, 3, 0x1000, sg, 1, 0);
+	r |= mlx4dv_sq_write_ud_send(sq, 4, dest, 5, 6, sg, 1, 0);
 	r |= (int)mlx4dv_sq_set_data_segs(sq, sq->buf + 16, sg, 2);
 	r |= mlx4dv_cq_poll_sq(cq, sq, &id, &cqe);
 	r |= mlx4dv_cq_poll_sq_burst(cq, sq, 1, &id, &polled);

@@ -207,6 +207,78 @@ static void poll_sq_hands_back_the_cqe(void **state)
 	host_cq_free(&c);
 }
 
+/* A UD destination of PD pdn on port 1. */
+static struct mlx4dv_ud_av ud_dest_of_pd(uint32_t pdn)
+{
+	struct ibv_ah_attr attr;
+	struct mlx4dv_ud_av av;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.dlid = 0x11;
+	attr.port_num = 1;
+	assert_int_equal(mlx4dv_ud_av_from_attr(&av, pdn, &attr, NULL), 0);
+	return av;
+}
+
+/* A UD send with an address vector of another PD (another context's):
+ * a release build hands it to the device, which delivers it. */
+static void ud_send_of_another_pd_asserts(void **state)
+{
+	struct ibv_sge sge = { (uintptr_t)payload, sizeof(payload), 0x2222 };
+	struct mlx4dv_ud_av mine = ud_dest_of_pd(0x35), other = ud_dest_of_pd(0x36);
+	struct host_sq h;
+
+	(void)state;
+	host_sq_init(&h, 64, 7, IBV_QPT_UD, 0);
+	h.sq.pdn = 0x35;
+	h.sq.flags |= MLX4DV_SQ_RING_PDN;
+	expect_assert_failure(mlx4dv_sq_write_ud_send(&h.sq, 1, &other, 0x99,
+						      0x1111, &sge, 1, 0));
+	expect_assert_failure(mlx4dv_sq_write_ud_send_inline(&h.sq, 1, &other,
+							     0x99, 0x1111,
+							     payload, 8, 0));
+	assert_int_equal(h.sq.head, 0);
+	/* the QP's own PD passes; so does any PD when the handle does not
+	 * know its PD (a hand-built one) */
+	assert_int_equal(mlx4dv_sq_write_ud_send(&h.sq, 2, &mine, 0x99, 0x1111,
+						 &sge, 1, 0), 0);
+	h.sq.flags &= ~(uint32_t)MLX4DV_SQ_RING_PDN;
+	assert_int_equal(mlx4dv_sq_write_ud_send(&h.sq, 3, &other, 0x99, 0x1111,
+						 &sge, 1, 0), 0);
+	assert_int_equal(h.sq.head, 2);
+	host_sq_free(&h);
+}
+
+/* mlx4dv_cq_poll_srq() on a CQ that carries the receives of a QP with its
+ * own RQ: the CQE's wqe_index names RQ WQE 1, and a release build hands
+ * back the wr_id of SRQ WQE 1 and frees it while it is still posted. */
+static void poll_srq_of_an_rq_cqe_asserts(void **state)
+{
+	struct ibv_sge sge = { (uintptr_t)payload, sizeof(payload), 0x2222 };
+	struct mlx4_cqe body;
+	struct host_srq s;
+	struct host_cq c;
+	static uint64_t id;	/* read after the longjmp of the assertion */
+	uint32_t len = 0, i;
+
+	(void)state;
+	id = 0;
+	host_cq_init(&c, 8, 32, 0);
+	host_srq_init(&s, 8, 5);
+	for (i = 0; i < 3; i++)		/* SRQ WQEs 0, 1, 2 posted */
+		assert_int_equal(mlx4dv_srq_write(&s.srq, 0x900 + i, &sge, 1), 0);
+	c.cq.recv_from = MLX4DV_CQ_RECV_RQ | 0x4a;
+	body = cqe_recv(0x4a, MLX4_RECV_OPCODE_SEND, 64, 1);
+	host_cq_push(&c, &body);
+	expect_assert_failure(mlx4dv_cq_poll_srq(&c.cq, &s.srq, &id, &len, NULL));
+	/* a receive of another QP (one on the SRQ) on the same CQ passes */
+	c.cq.recv_from = MLX4DV_CQ_RECV_RQ | 0x4b;
+	assert_int_equal(mlx4dv_cq_poll_srq(&c.cq, &s.srq, &id, &len, NULL), 0);
+	assert_int_equal(id, 0x901);
+	host_srq_free(&s);
+	host_cq_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +290,8 @@ int main(void)
 		cmocka_unit_test(data_segs_outside_ring_asserts),
 		cmocka_unit_test(null_handles_assert),
 		cmocka_unit_test(poll_sq_hands_back_the_cqe),
+		cmocka_unit_test(ud_send_of_another_pd_asserts),
+		cmocka_unit_test(poll_srq_of_an_rq_cqe_asserts),
 	};
 
 	t_run_group_tests_name("header_debug_net", tests, NULL, NULL);

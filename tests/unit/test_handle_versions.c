@@ -6,9 +6,9 @@
  * last field and calls the functions' MLX4DV_0.1 symbols (resize:
  * MLX4DV_0.2). Those must fill the 0.2 fields and write nothing past
  * them: each 0.2 handle here is its 0.2 size followed by canary bytes.
- * The 0.2 sizes are the present fields up to reserved, padded to the
- * alignment of a pointer, which is how the 0.2 structs ended (the header
- * pins every field where 0.2 had it). The default (MLX4DV_0.3) functions
+ * The 0.2 sizes are the 0.2 fields padded to the alignment of a pointer,
+ * which is how the 0.2 structs ended (the header pins every field where
+ * 0.2 had it; the fields 0.3 added follow them). The default (MLX4DV_0.3) functions
  * fill full handles and zero their reserved bytes.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -55,9 +55,19 @@ OLD_SYMBOL(old_qp_rings_release, mlx4dv_qp_rings_release, MLX4DV_0.1);
 
 #define PTR_ALIGN	_Alignof(void *)
 #define ROUND_PTR(n)	(((n) + PTR_ALIGN - 1) & ~(PTR_ALIGN - 1))
-/* Where the 0.2 fields end, and the 0.2 struct. */
-#define FIELDS_0_2(s)	offsetof(struct mlx4dv_##s, reserved)
-#define SIZE_0_2(s)	ROUND_PTR(FIELDS_0_2(s))
+/* The 0.2 structs, as 0.2 ended them (the handles of 0.3 keep these
+ * bytes where they were and add fields after them). */
+#define SIZE_0_2_sq_ring	__MLX4DV_BY_POINTER(84, 112)
+#define SIZE_0_2_rq_ring	__MLX4DV_BY_POINTER(36, 48)
+#define SIZE_0_2_srq_ring	__MLX4DV_BY_POINTER(40, 56)
+#define SIZE_0_2_cq_ring	__MLX4DV_BY_POINTER(36, 56)
+#define SIZE_0_2(s)		((size_t)SIZE_0_2_##s)
+/* Where their fields end (the SQ handle's 108 is padded to 112). */
+#define FIELDS_0_2_sq_ring	__MLX4DV_BY_POINTER(84, 108)
+#define FIELDS_0_2_rq_ring	SIZE_0_2_rq_ring
+#define FIELDS_0_2_srq_ring	SIZE_0_2_srq_ring
+#define FIELDS_0_2_cq_ring	SIZE_0_2_cq_ring
+#define FIELDS_0_2(s)		((size_t)FIELDS_0_2_##s)
 
 /* struct mlx4dv_qp_rings of 0.2: the 0.2 handles back to back. */
 #define QP_RQ_0_2	SIZE_0_2(sq_ring)

@@ -164,8 +164,11 @@ static void check_sq_case(struct fixture *f, const struct sq_case *c)
 	assert_int_equal(sq.tail, 0);
 	assert_int_equal(sq.qp_type, c->type);
 	assert_int_equal(sq.qpn, qp->qp_num);
-	assert_int_equal(sq.flags & ~MLX4DV_SQ_RING_GRANT_MASK, 0);
+	assert_int_equal(sq.flags & ~(MLX4DV_SQ_RING_GRANT_MASK |
+				      (uint32_t)MLX4DV_SQ_RING_PDN), 0);
 	assert_int_not_equal(sq.flags & MLX4DV_SQ_RING_GRANT_MASK, 0);
+	/* a UD QP's handle knows its PD, for the debug check of the sends */
+	assert_int_equal(!!(sq.flags & MLX4DV_SQ_RING_PDN), c->type == IBV_QPT_UD);
 	assert_null(sq.bf_reg);
 	/* still in RESET: libmlx4 stamps the ring on the move to INIT */
 	assert_int_equal(sq.ring_stamped, 1);

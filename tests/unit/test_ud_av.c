@@ -183,6 +183,64 @@ static void pd_numbers_differ(void **state)
 	unit_dev_close(d);
 }
 
+/* What the MLX4DV_DEBUG checks read, as libmlx4dv fills it: a UD SQ
+ * handle knows its QP's PD number (an RC one leaves it unknown); the
+ * receive CQ of a QP with its own RQ names that QP, the one of a QP on
+ * an SRQ names nothing. */
+static void handles_know_pd_and_rq(void **state)
+{
+	struct unit_dev *d = unit_dev_open();
+	struct ibv_qp_cap cap = { .max_send_wr = 4, .max_recv_wr = 4,
+				  .max_send_sge = 1, .max_recv_sge = 1 };
+	struct mlx4dv_qp_rings ud, on_srq, rc;
+	struct ibv_srq_init_attr sa;
+	struct ibv_qp *qud, *qsrq, *qrc;
+	struct ibv_srq *srq;
+	struct ibv_cq *cq;
+	uint32_t pdn = 0;
+
+	(void)state;
+	assert_non_null(d);
+	cq = ibv_create_cq(d->ctx, 15, NULL, NULL, 0);
+	assert_non_null(cq);
+	memset(&sa, 0, sizeof(sa));
+	sa.attr.max_wr = 8;
+	sa.attr.max_sge = 1;
+	srq = ibv_create_srq(d->pd, &sa);
+	assert_non_null(srq);
+	qud = unit_qp_create(d, IBV_QPT_UD, cq, cq, NULL, &cap);
+	qsrq = unit_qp_create(d, IBV_QPT_UD, cq, cq, srq, &cap);
+	qrc = unit_qp_create(d, IBV_QPT_RC, cq, cq, NULL, &cap);
+	assert_non_null(qud);
+	assert_non_null(qsrq);
+	assert_non_null(qrc);
+	assert_int_equal(mlx4dv_pd_query_pdn(d->pd, &pdn), 0);
+
+	assert_int_equal(mlx4dv_qp_rings_init(&ud, qud, 0), 0);
+	assert_true(ud.sq.flags & MLX4DV_SQ_RING_PDN);
+	assert_int_equal(ud.sq.pdn, pdn);
+	assert_int_equal(ud.recv_cq.recv_from, MLX4DV_CQ_RECV_RQ | qud->qp_num);
+	assert_int_equal(ud.send_cq.recv_from, MLX4DV_CQ_RECV_RQ | qud->qp_num);
+
+	assert_int_equal(mlx4dv_qp_rings_init(&on_srq, qsrq, 0), 0);
+	assert_int_equal(on_srq.sq.pdn, pdn);
+	assert_int_equal(on_srq.recv_cq.recv_from, 0);
+
+	assert_int_equal(mlx4dv_qp_rings_init(&rc, qrc, 0), 0);
+	assert_false(rc.sq.flags & MLX4DV_SQ_RING_PDN);
+	assert_int_equal(rc.recv_cq.recv_from, MLX4DV_CQ_RECV_RQ | qrc->qp_num);
+
+	mlx4dv_qp_rings_release(&rc);
+	mlx4dv_qp_rings_release(&on_srq);
+	mlx4dv_qp_rings_release(&ud);
+	assert_int_equal(ibv_destroy_qp(qrc), 0);
+	assert_int_equal(ibv_destroy_qp(qsrq), 0);
+	assert_int_equal(ibv_destroy_qp(qud), 0);
+	assert_int_equal(ibv_destroy_srq(srq), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	unit_dev_close(d);
+}
+
 static void ud_to_rts(struct ibv_qp *qp, uint8_t port)
 {
 	struct vx_qp_attrs a;
@@ -271,6 +329,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(av_fields),
 		cmocka_unit_test(pd_numbers_differ),
+		cmocka_unit_test(handles_know_pd_and_rq),
 		cmocka_unit_test(multicast_av),
 		cmocka_unit_test(ud_send_with_av_from_ah),
 	};

@@ -114,6 +114,15 @@
 #define __MLX4DV_RARE_PATH()	do { } while (0)
 #endif
 
+/* A function of the rare cases of a static inline call, kept out of line
+ * and out of the hot code: the common body then stays small enough for
+ * the compiler to inline. Code generation only. */
+#ifdef __GNUC__
+#define __MLX4DV_COLD	__attribute__((__cold__))
+#else
+#define __MLX4DV_COLD
+#endif
+
 /* A fact the compiler may rely on (the branch it would test never runs). */
 #ifdef __GNUC__
 #define __MLX4DV_ASSUME(c)	do { if (!(c)) __builtin_unreachable(); } while (0)

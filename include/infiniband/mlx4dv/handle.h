@@ -83,6 +83,11 @@ enum mlx4dv_sq_ring_flags {
 	 * overwrite the batch's first WQE, is an assertion. A release
 	 * build never sets it; copying a handle keeps it. */
 	MLX4DV_SQ_RING_BATCH_OPEN	= 1 << 2,
+	/* pdn holds the QP's PD number (0.3, set by mlx4dv_sq_ring_init()
+	 * for a UD QP): a program built with MLX4DV_DEBUG asserts that a
+	 * UD send's address vector carries the same PD. Clear: unknown,
+	 * unchecked (a hand-built handle). */
+	MLX4DV_SQ_RING_PDN		= 1 << 3,
 };
 /*
  * Bits 8..31 of struct mlx4dv_sq_ring.flags: libmlx4dv's ticket for the
@@ -163,6 +168,11 @@ enum mlx4dv_sq_fast_path {
  *               post of a WQE of several WQEBBs. 0 (read every size from
  *               the ring) is always safe; a program that finishes WQEs of
  *               several WQEBBs without mlx4dv_sq_wqe_finish() clears it.
+ * pdn:          (0.3) the QP's PD number, host order, 24 bits, valid
+ *               while flags has MLX4DV_SQ_RING_PDN; read only by the
+ *               MLX4DV_DEBUG check of the UD sends (an address vector of
+ *               another PD, another context's included, is refused by
+ *               that check and delivered by a release build).
  * reserved:     192 bytes in all (see "Sizes" above): zeroed by
  *               mlx4dv_sq_ring_init(), never touched by a program.
  */
@@ -188,10 +198,12 @@ struct mlx4dv_sq_ring {
 	uint32_t		ring_stamped;
 	uint32_t		fast_path;
 	uint32_t		single_wqebb;
-	uint8_t			reserved[192 - __MLX4DV_BY_POINTER(84, 108)];
+	uint32_t		pdn;
+	uint8_t			reserved[192 - __MLX4DV_BY_POINTER(88, 112)];
 };
 
-/* The 0.2 layout, pinned; reserved starts where 0.2's last field ended. */
+/* The 0.2 layout, pinned; the 0.3 fields start where 0.2's last field
+ * ended. */
 __MLX4DV_SIZE_IS(sq_ring, 192);
 __MLX4DV_FIELD_AT(sq_ring, buf, 0, 0);
 __MLX4DV_FIELD_AT(sq_ring, wqe_cnt, 4, 8);
@@ -215,7 +227,8 @@ __MLX4DV_FIELD_AT(sq_ring, ring_stamped, 72, 96);
 /* __mlx4dv_sq_hot() reads ring_stamped and fast_path as one 8-byte word. */
 __MLX4DV_FIELD_AT(sq_ring, fast_path, 76, 100);
 __MLX4DV_FIELD_AT(sq_ring, single_wqebb, 80, 104);
-__MLX4DV_FIELD_AT(sq_ring, reserved, 84, 108);
+__MLX4DV_FIELD_AT(sq_ring, pdn, 84, 108);
+__MLX4DV_FIELD_AT(sq_ring, reserved, 88, 112);
 
 /*
  * Receive queue handle, for the RQ of a QP and for a receive WQ (RSS).
@@ -305,6 +318,13 @@ __MLX4DV_FIELD_AT(srq_ring, db, 32, 40);
 __MLX4DV_FIELD_AT(srq_ring, wrid, 36, 48);
 __MLX4DV_FIELD_AT(srq_ring, reserved, 40, 56);
 
+/* struct mlx4dv_cq_ring.recv_from: MLX4DV_CQ_RECV_RQ in bits 24..31, the
+ * QPN in bits 0..23. */
+enum mlx4dv_cq_recv_from {
+	MLX4DV_CQ_RECV_QPN_MASK		= 0xffffff,
+	MLX4DV_CQ_RECV_RQ		= 1 << 24,
+};
+
 /*
  * Completion queue handle.
  *
@@ -319,6 +339,12 @@ __MLX4DV_FIELD_AT(srq_ring, reserved, 40, 56);
  * arm_sn:     arm sequence number (2 bits used); +1 per event acknowledged.
  * cqn:        CQ number.
  * uar:        UAR page; the arm doorbell is at uar + MLX4_CQ_DOORBELL.
+ * recv_from:  (0.3) MLX4DV_CQ_RECV_RQ | QPN when libmlx4dv knows that
+ *             the CQ carries the receive completions of that QP's own
+ *             receive queue (not an SRQ); 0 unknown. Set in recv_cq by
+ *             mlx4dv_qp_rings_init(); read only by the MLX4DV_DEBUG check
+ *             of mlx4dv_cq_poll_srq(), which asserts on a receive CQE of
+ *             that QPN (its wqe_index names an RQ WQE, not an SRQ one).
  * reserved:   128 bytes in all (see "Sizes" above): zeroed by
  *             mlx4dv_cq_ring_init(), kept by mlx4dv_cq_ring_resize(),
  *             never touched by a program.
@@ -333,7 +359,8 @@ struct mlx4dv_cq_ring {
 	__be32			*set_ci_db;
 	__be32			*arm_db;
 	uint8_t			*uar;
-	uint8_t			reserved[128 - __MLX4DV_BY_POINTER(36, 56)];
+	uint32_t		recv_from;
+	uint8_t			reserved[128 - __MLX4DV_BY_POINTER(40, 60)];
 };
 
 __MLX4DV_SIZE_IS(cq_ring, 128);
@@ -346,7 +373,8 @@ __MLX4DV_FIELD_AT(cq_ring, cqn, 20, 24);
 __MLX4DV_FIELD_AT(cq_ring, set_ci_db, 24, 32);
 __MLX4DV_FIELD_AT(cq_ring, arm_db, 28, 40);
 __MLX4DV_FIELD_AT(cq_ring, uar, 32, 48);
-__MLX4DV_FIELD_AT(cq_ring, reserved, 36, 56);
+__MLX4DV_FIELD_AT(cq_ring, recv_from, 36, 56);
+__MLX4DV_FIELD_AT(cq_ring, reserved, 40, 60);
 
 #ifdef __cplusplus
 }

@@ -453,7 +453,9 @@ mlx4dv_cq_poll_recv(struct mlx4dv_cq_ring *cq, struct mlx4dv_rq_ring *rq,
  * included): the CQE's wqe_index names the SRQ WQE, whose wr_id is
  * returned and which goes back to the free list (mlx4dv_srq_free_wqe()).
  * The QPN is the receiving QP's and is not checked: the CQ must carry
- * only receives of QPs on this SRQ (and sends, which are refused).
+ * only receives of QPs on this SRQ (and sends, which are refused). A
+ * program built with MLX4DV_DEBUG asserts when the CQE is of the QP whose
+ * own RQ cq->recv_from names (mlx4dv_qp_rings_init() sets it).
  * Returns 0, EAGAIN, or EIO / EINVAL (a send CQE, an opcode no receive
  * has, a wqe_index that is the SRQ's tail) / ERANGE (wqe_index >=
  * wqe_cnt) with nothing consumed, as mlx4dv_cq_poll_rq(). Same outputs.
@@ -475,6 +477,15 @@ mlx4dv_cq_poll_srq(struct mlx4dv_cq_ring *cq, struct mlx4dv_srq_ring *srq,
 	err = __mlx4dv_cq_recv_kind(last);
 	if (__MLX4DV_UNLIKELY(err))
 		return err;
+	/* A receive of a QP with its own RQ names an RQ WQE: taken here it
+	 * would free the SRQ WQE of that number, posted or not. */
+	__MLX4DV_CHECK((cq->recv_from & ~(uint32_t)MLX4DV_CQ_RECV_QPN_MASK) !=
+		       MLX4DV_CQ_RECV_RQ ||
+		       (cq->recv_from & MLX4DV_CQ_RECV_QPN_MASK) !=
+		       mlx4dv_cqe_qpn(cqe),
+		       "mlx4dv_cq_poll_srq",
+		       "the CQE is of a QP with its own RQ (cq->recv_from): "
+		       "take it with mlx4dv_cq_poll_rq()");
 	index = mlx4dv_cqe_wqe_index(cqe);
 	err = mlx4dv_srq_free_wqe(srq, index);
 	if (__MLX4DV_UNLIKELY(err))
@@ -565,6 +576,105 @@ mlx4dv_cqe_complete_wc(const struct mlx4_cqe *cqe,
 }
 
 /*
+ * The ibv_wc fields of a good send CQE by its opcode, as mlx4dv_cqe_to_wc()
+ * writes them: bits 0..7 the ibv_wc_opcode (mlx4dv_cqe_wc_opcode()), bits
+ * 8..15 wc_flags (mlx4dv_cqe_wc_flags()), bit 16 "byte_len is the CQE's
+ * byte count" (RDMA READ), bit 17 "byte_len is 8" (the atomics). Made
+ * from the same rules at compile time, one entry per 5-bit opcode.
+ */
+#define __MLX4DV_SEND_WC_BYTES		(1u << 16)
+#define __MLX4DV_SEND_WC_BYTES_8	(1u << 17)
+#define __MLX4DV_SEND_WC(op) \
+	((uint32_t)((op) == MLX4_OPCODE_RDMA_WRITE || \
+		    (op) == MLX4_OPCODE_RDMA_WRITE_IMM ? IBV_WC_RDMA_WRITE : \
+		    (op) == MLX4_OPCODE_RDMA_READ ? IBV_WC_RDMA_READ : \
+		    (op) == MLX4_OPCODE_ATOMIC_CS ? IBV_WC_COMP_SWAP : \
+		    (op) == MLX4_OPCODE_ATOMIC_FA ? IBV_WC_FETCH_ADD : \
+		    (op) == MLX4_OPCODE_LOCAL_INVAL ? IBV_WC_LOCAL_INV : \
+		    (op) == MLX4_OPCODE_BIND_MW ? IBV_WC_BIND_MW : IBV_WC_SEND) | \
+	 ((op) == MLX4_OPCODE_RDMA_WRITE_IMM || (op) == MLX4_OPCODE_SEND_IMM ? \
+	  (uint32_t)IBV_WC_WITH_IMM << 8 : 0u) | \
+	 ((op) == MLX4_OPCODE_RDMA_READ ? __MLX4DV_SEND_WC_BYTES : \
+	  (op) == MLX4_OPCODE_ATOMIC_CS || (op) == MLX4_OPCODE_ATOMIC_FA ? \
+	  __MLX4DV_SEND_WC_BYTES | __MLX4DV_SEND_WC_BYTES_8 : 0u))
+#define __MLX4DV_SEND_WC4(op) \
+	__MLX4DV_SEND_WC(op), __MLX4DV_SEND_WC((op) + 1), \
+	__MLX4DV_SEND_WC((op) + 2), __MLX4DV_SEND_WC((op) + 3)
+
+static MLX4DV_ALWAYS_INLINE uint32_t
+__mlx4dv_send_wc_fields(uint32_t op)
+{
+	static const uint32_t fields[32] = {
+		__MLX4DV_SEND_WC4(0), __MLX4DV_SEND_WC4(4),
+		__MLX4DV_SEND_WC4(8), __MLX4DV_SEND_WC4(12),
+		__MLX4DV_SEND_WC4(16), __MLX4DV_SEND_WC4(20),
+		__MLX4DV_SEND_WC4(24), __MLX4DV_SEND_WC4(28),
+	};
+
+	return fields[op & MLX4_CQE_OPCODE_MASK];
+}
+
+/*
+ * mlx4dv_cqe_complete_wc() for a good send CQE (opcode op, below the error
+ * opcode) of an SQ whose WQEs take one WQEBB each: the accounting of
+ * mlx4dv_cq_poll_sq() and the ibv_wc fields from one table. 1 when the
+ * CQE was applied and *wc filled, exactly as mlx4dv_cqe_complete_wc()
+ * would have; 0, with nothing changed, when the CQE needs that general
+ * path (no entry or no SQ for its QPN, another qpn in the SQ handle,
+ * WQEs of several WQEBBs, a wqe_index naming no outstanding WQE), which
+ * then gives the same result it always gave.
+ */
+static MLX4DV_ALWAYS_INLINE int
+__mlx4dv_cqe_complete_wc_send(const struct mlx4_cqe *cqe, uint32_t op,
+			      const struct mlx4dv_poll_qp *qps, uint32_t nqps,
+			      struct ibv_wc *wc)
+{
+	uint32_t key = mlx4dv_cqe_qpn(cqe);
+	struct mlx4dv_sq_ring *sq = NULL;
+	uint32_t i, tail, start, fields;
+
+	for (i = 0; i < nqps; i++) {
+		if (qps[i].qpn == key) {
+			sq = qps[i].sq;
+			break;
+		}
+	}
+	if (!sq || sq->qpn != key || !(sq->single_wqebb & 1))
+		return 0;
+	/* The one-WQEBB accounting of mlx4dv_cq_poll_sq(). */
+	tail = sq->tail;
+	start = tail + (uint16_t)(mlx4dv_be16_to_cpu(cqe->wqe_index) -
+				  (uint16_t)tail);
+	if ((int32_t)(start - sq->head) >= 0)
+		return 0;
+	wc->wr_id = sq->wrid ? sq->wrid[start & (sq->wqe_cnt - 1)] : 0;
+	sq->tail = start + 1;
+	fields = __mlx4dv_send_wc_fields(op);
+	wc->qp_num = key;
+	wc->status = IBV_WC_SUCCESS;
+	wc->opcode = (enum ibv_wc_opcode)(fields & 0xff);
+	wc->wc_flags = (fields >> 8) & 0xff;
+	if (__MLX4DV_UNLIKELY(fields & __MLX4DV_SEND_WC_BYTES))
+		wc->byte_len = (fields & __MLX4DV_SEND_WC_BYTES_8) ? 8 :
+			       mlx4dv_cqe_byte_len(cqe);
+	return 1;
+}
+
+/* mlx4dv_cqe_complete_wc() out of line, for the CQEs
+ * __mlx4dv_cqe_complete_wc_send() leaves to it (receives, errors, WQEs of
+ * several WQEBBs, refusals): inlined, its body made mlx4dv_cq_poll_wc()
+ * too large for GCC to inline, and every poll paid a call. A receive
+ * taken here pays the call instead (mlx4dv_cq_poll_rq() and
+ * mlx4dv_cq_poll_srq() are the receive polls that inline). */
+static inline __MLX4DV_COLD int
+__mlx4dv_cqe_complete_wc_cold(const struct mlx4_cqe *cqe,
+			      const struct mlx4dv_poll_qp *qps, uint32_t nqps,
+			      struct ibv_wc *wc)
+{
+	return mlx4dv_cqe_complete_wc(cqe, qps, nqps, wc);
+}
+
+/*
  * mlx4dv_cq_poll_wc - ibv_poll_cq() on a CQ handle: up to ne completions
  * into wc[0 .. ne-1], wr_id from the rings' wrid tables, ring tails
  * advanced, SRQ WQEs released, and the consumer-index record written once
@@ -592,15 +702,24 @@ mlx4dv_cq_poll_wc(struct mlx4dv_cq_ring *cq, const struct mlx4dv_poll_qp *qps,
 	int err = 0;
 
 	while (n < ne) {
-		const struct mlx4_cqe *cqe = mlx4dv_cq_peek(cq);
+		int32_t last = 0;
+		const struct mlx4_cqe *cqe = __mlx4dv_cq_poll_head(cq, &last);
+		/* The range test of mlx4dv_cq_poll_sq(): below the error
+		 * opcode for a good send CQE only, and then its opcode. */
+		uint32_t kind = ((uint32_t)last - MLX4_CQE_IS_SEND_MASK) &
+				(MLX4_CQE_IS_SEND_MASK | MLX4_CQE_OPCODE_MASK);
 
 		if (!cqe)
 			break;
-		err = mlx4dv_cqe_complete_wc(cqe, qps, nqps, &wc[n]);
-		if (err) {
-			if (n == 0)
-				cq->cons_index++;
-			break;
+		if (kind >= MLX4_CQE_OPCODE_ERROR ||
+		    !__mlx4dv_cqe_complete_wc_send(cqe, kind, qps, nqps, &wc[n])) {
+			err = __mlx4dv_cqe_complete_wc_cold(cqe, qps, nqps,
+							    &wc[n]);
+			if (err) {
+				if (n == 0)
+					cq->cons_index++;
+				break;
+			}
 		}
 		cq->cons_index++;
 		n++;

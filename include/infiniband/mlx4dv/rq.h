@@ -68,15 +68,27 @@ static MLX4DV_ALWAYS_INLINE int
 mlx4dv_rq_write(struct mlx4dv_rq_ring *rq, uint64_t wr_id,
 		const struct ibv_sge *sg, uint32_t num_sge)
 {
-	if (num_sge > rq->max_scatter)
+	/* Every field read once, before the first store: the scatter
+	 * entries are 32- and 64-bit stores the compiler must assume may
+	 * land on the handle, so a field read after one is read again. */
+	const uint32_t head = rq->head;
+	const uint32_t wqe_cnt = rq->wqe_cnt;
+	const uint32_t max_scatter = rq->max_scatter;
+	const uint32_t slot = head & (wqe_cnt - 1);
+	uint8_t *const buf = rq->buf;
+	const uint32_t shift = rq->wqe_shift;
+	uint64_t *const wrid = rq->wrid;
+
+	if (num_sge > max_scatter)
 		return EINVAL;
-	if (rq->head - rq->tail >= rq->wqe_cnt)
+	if (head - rq->tail >= wqe_cnt)
 		return ENOMEM;
-	mlx4dv_wqe_set_scatter(mlx4dv_rq_wqe(rq, rq->head), sg,
-				  num_sge, rq->max_scatter);
-	if (rq->wrid)
-		rq->wrid[rq->head & (rq->wqe_cnt - 1)] = wr_id;
-	rq->head++;
+	mlx4dv_wqe_set_scatter((struct mlx4_wqe_data_seg *)
+			       (buf + ((size_t)slot << shift)),
+			       sg, num_sge, max_scatter);
+	if (wrid)
+		wrid[slot] = wr_id;
+	rq->head = head + 1;
 	return 0;
 }
 

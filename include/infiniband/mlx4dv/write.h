@@ -665,6 +665,13 @@ __mlx4dv_sq_write_ud(struct mlx4dv_sq_ring *sq, uint32_t opcode,
 
 	if (sq->qp_type != IBV_QPT_UD || !dest || (send_flags & ~allowed))
 		return EINVAL;
+	/* The device sends with an address vector of another PD (another
+	 * context's too) as if it were the QP's own: only the handle knows
+	 * the QP's PD, and only a debug build spends the compare. */
+	__MLX4DV_CHECK(!(sq->flags & MLX4DV_SQ_RING_PDN) ||
+		       mlx4dv_ud_av_pdn(dest) == sq->pdn,
+		       "mlx4dv_sq_write_ud_*",
+		       "dest must be an address vector of the QP's PD (sq->pdn)");
 	err = __mlx4dv_sq_payload_ds(sq, fixed_ds, pl, &ds);
 	if (err)
 		return err;
