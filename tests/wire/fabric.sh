@@ -11,9 +11,9 @@
 # must exit 0 within FABRIC_TIMEOUT seconds (default 150); the hub's
 # output is printed last.  A host other than the hub that was killed
 # (SIGKILL: the hub's restarts, fabric.c -k) is started again with -J,
-# up to FABRIC_RESTARTS times (default 0), its output appended.  The veth and bridge drop counts are printed
-# (a datagram lost on the path between namespaces is lost nowhere the
-# adapters count).  Skipped (exit 77) where namespaces cannot be made.
+# up to FABRIC_RESTARTS times (default 0), its output appended.  The
+# veth and bridge drop counts are printed (a datagram lost on the path
+# between namespaces is lost nowhere the adapters count).  Skipped (exit 77) where namespaces cannot be made.
 set -u
 hosts="$1"; run="$2"; opts="$3"; shift 3
 timeout_s="${FABRIC_TIMEOUT:-150}"
