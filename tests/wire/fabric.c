@@ -629,7 +629,7 @@ static int rc_send_done(const struct ibv_wc *wc)
 		return wc_failed(wc, "a send completion out of order, twice or of no QP");
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (!peer_killed(f))
-			return wc_failed(wc, "a send completion");
+			return wc_failed(wc, "a send completion in error, its peer not killed");
 		f->ended++;
 		ended_retry += wc->status == IBV_WC_RETRY_EXC_ERR;
 		ended_flush += wc->status == IBV_WC_WR_FLUSH_ERR;
@@ -665,7 +665,7 @@ static int rc_recv_done(const struct ibv_wc *wc)
 		return wc_failed(wc, "a receive completion out of order, twice or of no QP");
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (!peer_killed(f))
-			return wc_failed(wc, "a receive completion");
+			return wc_failed(wc, "a receive completion in error, its peer not killed");
 		f->recv_ended++;
 		return 0;
 	}
