@@ -16,6 +16,11 @@
  *          which connects its QPs and sends FAB_READY, passed on: the
  *          survivors post on their new QPs
  *
+ * The joining host's QPs leave INIT only with FAB_TABLE, after every
+ * survivor's old QPs to it are drained and destroyed: no packet of an
+ * old connection (the wire holds a reordered one 1 ms at most) finds a
+ * new QP that would take it, whatever QPNs and PSNs the new ones reuse.
+ *
  * One restart at a time.  The traffic ends (FAB_FINISH to all) once
  * every restart planned was done and every host said FAB_DONE since the
  * latest kill, or at once when a host said FAB_FAILED.  Every phase of a
