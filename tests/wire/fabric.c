@@ -5,6 +5,7 @@
  *
  *   fabric -m MODE -i HOST -N HOSTS -H HUB_ADDR -p TCP_PORT
  *          [-n OPS] [-s BYTES] [-q QPS] [-w WINDOW] [-r RQ] [-t SECONDS] [-D]
+ *          [-k RESTARTS [-S SEED]] [-J]
  *
  * MODE:
  *   rc_fanin   hosts 1..N-1 each send OPS SENDs with immediate on each of
@@ -41,6 +42,17 @@
  * control API's wire_packets_dropped of the hub's adapter): the link
  * credits its port grants must keep every sender within it.
  *
+ * -k (all-to-all): while the traffic flows the hub kills RESTARTS times a
+ * host other than itself, chosen at random (SIGKILL, at random points
+ * drawn from SEED; fabric.sh starts it again with -J), and leads the new
+ * process back into the fabric (tests/wire/fabric_conductor.h): it
+ * makes new QPs, every survivor makes new QPs to it, and the pairs run
+ * their OPS operations from the start.  Checked besides: each WR posted
+ * on a QP to the killed host completes exactly once too, in order,
+ * successfully or (only once its peer was killed) with an error or a
+ * flush, counted as ended by the restart; every receive posted there
+ * likewise; no QP to any other host sees an error.
+ *
  * The hub prints the totals and "PASS: fabric ..." when every host
  * passed.  Exit status 0 when every check of this host passed.
  */
@@ -59,6 +71,7 @@
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
 
+#include "fabric_conductor.h"
 #include "fabric_rendezvous.h"
 #include "peer_io.h"
 #include "peer_side.h"
@@ -78,6 +91,9 @@ struct params {
 	enum mode mode;
 	unsigned host, hosts, ops, qps, window, rq, seconds;
 	bool no_hub_drops;	/* -D: the hub's receive buffer may drop nothing */
+	unsigned restarts;	/* -k: peers the hub kills while the traffic flows */
+	unsigned seed;		/* -S: where they fall */
+	bool rejoin;		/* -J: this host was killed and started again */
 	size_t size;
 	const char *hub;
 	uint16_t port;
@@ -96,8 +112,13 @@ struct fab_qp {
 	unsigned peer, q;
 	struct qp_record remote;
 	bool sends, receives;
+	bool broken;		/* its peer was killed: nothing more is posted */
+	bool waiting;		/* a new QP to a host started again, not yet
+				 * told that host is ready: posts nothing yet */
 	uint32_t posted, completed, received, faa_seen;
-	uint64_t done_ns;
+	uint32_t ended;		/* send WRs ended by a restart (error, flush) */
+	uint32_t recv_posted, recv_ended;
+	uint64_t start_ns, done_ns;	/* since t0_ns: when it began, ended */
 };
 
 /* What every host reports to all the others at the end. */
@@ -107,6 +128,10 @@ struct report {
 	uint64_t ud_sent, ud_send_lost;		/* wire_packets_sent, _send_lost */
 	uint64_t ud_received, ud_dropped;	/* taken; counted dropped */
 	uint64_t rc_ops, rc_receives;
+	/* on the QPs a restart broke: operations and receives completed,
+	 * send WRs and receives ended by it */
+	uint64_t broken_ops, broken_receives, ended, recv_ended;
+	uint64_t ended_retry, ended_flush;	/* of `ended`: RETRY_EXC_ERR, WR_FLUSH_ERR */
 	uint64_t bytes;
 	uint64_t kernel_drops;			/* wire_packets_dropped */
 	uint64_t cpu_ns;			/* this process's CPU time */
@@ -125,6 +150,9 @@ static struct mlx4emu_ctl ctl;
 static struct mlx4emu_counters base;
 static struct fab_star star;
 static uint64_t t0_ns;
+/* the hub's conductor of restarts; the kills this host has heard of */
+static struct fab_conductor conductor;
+static uint32_t restart_epoch;
 
 static int fail(const char *what)
 {
@@ -143,6 +171,13 @@ static uint64_t now_ns(void)
 static bool is_ud(void)
 {
 	return P.mode == UD_FANIN || P.mode == UD_FANOUT;
+}
+
+/* Whether peers may be killed and started again while the traffic
+ * flows (-k): every host then hears the hub's conductor meanwhile. */
+static bool restarts_on(void)
+{
+	return P.mode == ALL2ALL;
 }
 
 /* Whether host a sends to host b (RC: whether a's QPs to b post). */
@@ -230,10 +265,13 @@ static int post_recv(struct fab_qp *f, unsigned slot)
 		.wr_id = (uint64_t)(f - qps) << 32 | slot, .sg_list = &sge, .num_sge = 1,
 	}, *bad;
 
-	return ibv_post_recv(f->qp, &wr, &bad) ? fail("post a receive") : 0;
+	if (ibv_post_recv(f->qp, &wr, &bad))
+		return fail("post a receive");
+	f->recv_posted++;
+	return 0;
 }
 
-static int open_qp(struct fab_qp *f, unsigned peer, unsigned q)
+static struct ibv_qp *new_qp(void)
 {
 	struct ibv_qp_init_attr a = {
 		.send_cq = send_cq,
@@ -242,6 +280,12 @@ static int open_qp(struct fab_qp *f, unsigned peer, unsigned q)
 		.cap = { .max_send_wr = P.window, .max_recv_wr = P.rq, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
+
+	return ibv_create_qp(pd, &a);
+}
+
+static int open_qp(struct fab_qp *f, unsigned peer, unsigned q)
+{
 	void *buf;
 
 	f->peer = peer;
@@ -254,7 +298,7 @@ static int open_qp(struct fab_qp *f, unsigned peer, unsigned q)
 				   IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC);
 	if (!f->mr)
 		return peer_fail("fabric", "ibv_reg_mr");
-	f->qp = ibv_create_qp(pd, &a);
+	f->qp = new_qp();
 	if (!f->qp)
 		return peer_fail("fabric", "ibv_create_qp");
 	return 0;
@@ -308,8 +352,11 @@ static int rc_connect(struct fab_qp *f)
 	 * RETRY_EXC. Under 2 % drop the slowest of 960 QPs meets about four
 	 * timeouts in a row at its tail, so the timeout, not the scheduling,
 	 * sets the all-to-all's slowest-to-median ratio: 537 ms made it 0.2
-	 * on an idle machine, 134 ms makes it 0.5 */
-	a.timeout = 15;
+	 * on an idle machine, 134 ms makes it 0.5.  With restarts (-k, -J)
+	 * 268 ms: a dead peer's QPs still end within 2.1 s, and a host the
+	 * restart's bursts (a process started, 60 QPs made anew) keep off
+	 * the CPU for a second is not taken for a dead one */
+	a.timeout = P.restarts || P.rejoin ? 16 : 15;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.sq_psn = (uint32_t)(f - qps) * 4096 & 0xffffff;
@@ -319,6 +366,16 @@ static int rc_connect(struct fab_qp *f)
 					     IBV_QP_MAX_QP_RD_ATOMIC)
 		       ? fail("RC QP to RTS")
 		       : 0;
+}
+
+/* A QP's READ source, and its receives. */
+static int prime_qp(struct fab_qp *f)
+{
+	fill(f->buf + off_read(), P.host, f->peer, f->q, READ_SEQ);
+	for (unsigned s = 0; s < P.rq && (f->receives || is_ud()); s++)
+		if (post_recv(f, s))
+			return -1;
+	return 0;
 }
 
 /* The QPs of this host: QPS per connected peer (RC), or one (UD). */
@@ -342,14 +399,9 @@ static int create_qps(void)
 		qps[0].receives = (P.mode == UD_FANIN) == (P.host == 0);
 		qps[0].sends = !qps[0].receives;
 	}
-	for (unsigned i = 0; i < nqps; i++) {
-		struct fab_qp *f = &qps[i];
-
-		fill(f->buf + off_read(), P.host, f->peer, f->q, READ_SEQ);
-		for (unsigned s = 0; s < P.rq && (f->receives || is_ud()); s++)
-			if (post_recv(f, s))
-				return -1;
-	}
+	for (unsigned i = 0; i < nqps; i++)
+		if (prime_qp(&qps[i]))
+			return -1;
 	return 0;
 }
 
@@ -366,10 +418,9 @@ static size_t slot(unsigned p, unsigned q)
 static struct qp_record table[FAB_MAX_HOSTS][TABLE];
 static struct ibv_ah *ah[FAB_MAX_HOSTS];
 
-static int exchange_and_connect(void)
+/* What this host publishes of its QPs: its row of the table. */
+static void my_records(struct qp_record *mine)
 {
-	static struct qp_record mine[TABLE];
-
 	for (unsigned i = 0; i < nqps; i++) {
 		struct fab_qp *f = &qps[i];
 		struct qp_record *r = &mine[is_ud() ? 0 : slot(f->peer, f->q)];
@@ -380,17 +431,52 @@ static int exchange_and_connect(void)
 					 .lid = port_attr.lid,
 					 .addr = (uintptr_t)f->buf };
 	}
+}
+
+/* An RC QP to its peer's QP as the table has it. */
+static int connect_to_table(struct fab_qp *f)
+{
+	f->remote = table[f->peer][slot(P.host, f->q)];
+	if (!f->remote.qpn)
+		return fail("a peer published no QP for this host");
+	return rc_connect(f);
+}
+
+/* A host started again: its row to the conductor, every survivor's new
+ * one back (see fabric_conductor.h), its QPs connected to them. */
+static int rejoin_and_connect(void)
+{
+	static struct qp_record mine[TABLE];
+	struct fab_msg m;
+
+	my_records(mine);
+	if (fab_tell_hub(&star, FAB_JOIN, 0, mine, sizeof(mine)))
+		return -1;
+	if (fab_hear_hub(&star, &m, table, sizeof(table), FAB_RESTART_MS) != 1)
+		return fail("no table of the survivors' new QPs from the hub");
+	if (m.type == FAB_FINISH)
+		return fail("the traffic ended (a failure) before this host rejoined");
+	if (m.type != FAB_TABLE || m.len != P.hosts * sizeof(mine))
+		return fail("a message of the hub other than the survivors' table");
+	restart_epoch = m.arg;
+	for (unsigned i = 0; i < nqps; i++)
+		if (connect_to_table(&qps[i]))
+			return -1;
+	return fab_tell_hub(&star, FAB_READY, 0, NULL, 0);
+}
+
+static int exchange_and_connect(void)
+{
+	static struct qp_record mine[TABLE];
+
+	if (P.rejoin)
+		return rejoin_and_connect();
+	my_records(mine);
 	if (fab_allgather(&star, mine, sizeof(mine), table))
 		return -1;
-	for (unsigned i = 0; i < nqps && !is_ud(); i++) {
-		struct fab_qp *f = &qps[i];
-
-		f->remote = table[f->peer][slot(P.host, f->q)];
-		if (!f->remote.qpn)
-			return fail("a peer published no QP for this host");
-		if (rc_connect(f))
+	for (unsigned i = 0; i < nqps && !is_ud(); i++)
+		if (connect_to_table(&qps[i]))
 			return -1;
-	}
 	for (unsigned h = 0; h < P.hosts && is_ud(); h++) {
 		struct ibv_ah_attr a = { .dlid = (uint16_t)table[h][0].lid, .port_num = 1 };
 
@@ -517,6 +603,21 @@ static int wc_failed(const struct ibv_wc *wc, const char *what)
 	return -1;
 }
 
+static uint64_t ops_completed;	/* successfully, on every QP: the hub's progress */
+/* send WRs a restart ended with RETRY_EXC_ERR (the peer gone silent, the
+ * retries spent) and with WR_FLUSH_ERR */
+static uint64_t ended_retry, ended_flush;
+static int hear_hub(unsigned wait_ms);
+
+/* Whether f's peer was killed: told by the hub before it kills, so
+ * before any error completion can come; heard now if not yet. */
+static bool peer_killed(struct fab_qp *f)
+{
+	if (!f->broken && restarts_on())
+		hear_hub(0);
+	return f->broken;
+}
+
 static int rc_send_done(const struct ibv_wc *wc)
 {
 	struct fab_qp *f = qp_of(wc->wr_id);
@@ -524,10 +625,18 @@ static int rc_send_done(const struct ibv_wc *wc)
 	unsigned s = seq % P.window;
 	enum ibv_wr_opcode op = rc_opcode(seq);
 
-	if (wc->status != IBV_WC_SUCCESS || !f || !f->sends)
-		return wc_failed(wc, "a send completion");
-	if (seq != f->completed || wc->opcode != rc_wc_opcode(op))
-		return wc_failed(wc, "a send completion out of order or of another opcode");
+	if (!f || !f->sends || seq != f->completed + f->ended)
+		return wc_failed(wc, "a send completion out of order, twice or of no QP");
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (!peer_killed(f))
+			return wc_failed(wc, "a send completion in error, its peer not killed");
+		f->ended++;
+		ended_retry += wc->status == IBV_WC_RETRY_EXC_ERR;
+		ended_flush += wc->status == IBV_WC_WR_FLUSH_ERR;
+		return 0;
+	}
+	if (f->ended || wc->opcode != rc_wc_opcode(op))
+		return wc_failed(wc, "a send completion after an error or of another opcode");
 	if (op == IBV_WR_RDMA_READ && mismatch(f->buf + s * P.size, f->peer, P.host, f->q,
 					      READ_SEQ) >= 0)
 		return wc_failed(wc, "a READ brought other bytes than the peer's");
@@ -538,6 +647,7 @@ static int rc_send_done(const struct ibv_wc *wc)
 		if (old != f->faa_seen++)
 			return wc_failed(wc, "a fetch-and-add returned another count");
 	}
+	ops_completed++;
 	if (++f->completed == P.ops)
 		f->done_ns = now_ns() - t0_ns;
 	return 0;
@@ -550,10 +660,17 @@ static int rc_recv_done(const struct ibv_wc *wc)
 	uint32_t seq;
 	long bad;
 
-	if (wc->status != IBV_WC_SUCCESS || !f || !f->receives || s >= P.rq)
-		return wc_failed(wc, "a receive completion");
+	/* the RQ is a ring of the slots in turn: completion k takes slot k mod RQ */
+	if (!f || !f->receives || s != (f->received + f->recv_ended) % P.rq)
+		return wc_failed(wc, "a receive completion out of order, twice or of no QP");
+	if (wc->status != IBV_WC_SUCCESS) {
+		if (!peer_killed(f))
+			return wc_failed(wc, "a receive completion in error, its peer not killed");
+		f->recv_ended++;
+		return 0;
+	}
 	seq = be32toh(wc->imm_data);
-	if (wc->opcode != IBV_WC_RECV || !(wc->wc_flags & IBV_WC_WITH_IMM) ||
+	if (f->recv_ended || wc->opcode != IBV_WC_RECV || !(wc->wc_flags & IBV_WC_WITH_IMM) ||
 	    seq != rc_send_seq(f->received) || wc->byte_len != P.size)
 		return wc_failed(wc, "a receive out of order, without its immediate or length");
 	bad = mismatch(f->buf + off_recv() + s * P.size, f->peer, P.host, f->q, seq);
@@ -563,13 +680,14 @@ static int rc_recv_done(const struct ibv_wc *wc)
 		return -1;
 	}
 	f->received++;
-	return post_recv(f, s);
+	/* a QP to a killed host takes no more: what it holds ends in flushes */
+	return f->broken ? 0 : post_recv(f, s);
 }
 
 static bool rc_finished(void)
 {
 	for (unsigned i = 0; i < nqps; i++)
-		if ((qps[i].sends && qps[i].completed < P.ops) ||
+		if (qps[i].broken || (qps[i].sends && qps[i].completed < P.ops) ||
 		    (qps[i].receives && qps[i].received < rc_receives_due()))
 			return false;
 	return true;
@@ -579,48 +697,262 @@ static void rc_progress_line(void)
 {
 	for (unsigned i = 0; i < nqps; i++)
 		fprintf(stderr, "fabric: host %u QP %u to host %u: %u posted, %u completed, "
-			"%u received\n", P.host, qps[i].q, qps[i].peer, qps[i].posted,
-			qps[i].completed, qps[i].received);
+			"%u ended, %u received%s\n", P.host, qps[i].q, qps[i].peer, qps[i].posted,
+			qps[i].completed, qps[i].ended, qps[i].received,
+			qps[i].broken ? " (its peer was killed)" : "");
 }
 
+/* Posts what the windows allow, takes the completions there are. */
+static int rc_step(void)
+{
+	struct ibv_wc wc[32];
+	int n;
+
+	for (unsigned i = 0; i < nqps; i++) {
+		struct fab_qp *f = &qps[i];
+
+		while (f->sends && !f->broken && !f->waiting && f->posted < P.ops &&
+		       f->posted - f->completed < P.window)
+			if (rc_post(f, f->posted))
+				return -1;
+	}
+	n = ibv_poll_cq(send_cq, 32, wc);
+	for (int k = 0; k < n; k++)
+		if (rc_send_done(&wc[k]))
+			return -1;
+	if (n < 0)
+		return fail("poll the send CQ");
+	n = ibv_poll_cq(recv_cq, 32, wc);
+	for (int k = 0; k < n; k++)
+		if (rc_recv_done(&wc[k]))
+			return -1;
+	if (n < 0)
+		return fail("poll the receive CQ");
+	return 0;
+}
+
+/* ---- restarts: a host's side (the hub's conductor: fabric_conductor.c) ---- */
+
+/* Longest wait for the completions of a QP moved to ERR (ms): its flushes
+ * come at once, so one that does not is a completion lost. */
+#define DRAIN_MS 10000
+
+/* hosts started again that this host owes new QPs (FAB_JOIN heard), since */
+static bool owed[FAB_MAX_HOSTS];
+static uint64_t owed_ns[FAB_MAX_HOSTS];
+static bool traffic_over, failure_told;
+static uint32_t done_told;	/* restart_epoch + 1 once FAB_DONE said it */
+/* what the QPs broken by restarts did before their replacement */
+static uint64_t broken_ops, broken_receives, ended_sends, ended_receives;
+
+static void on_killed(unsigned v, uint32_t epoch)
+{
+	restart_epoch = epoch;
+	for (unsigned i = 0; i < nqps; i++)
+		if (qps[i].peer == v)
+			qps[i].broken = true;
+}
+
+/* Host v is back with new QPs: the old ones to it go to ERR (what their
+ * retries have not ended yet is flushed) and are replaced once drained. */
+static int on_join(unsigned v, const struct qp_record *row)
+{
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+
+	memcpy(table[v], row, sizeof(table[v]));
+	for (unsigned i = 0; i < nqps; i++)
+		if (qps[i].peer == v && ibv_modify_qp(qps[i].qp, &a, IBV_QP_STATE))
+			return fail("a QP to a killed host to ERR");
+	owed[v] = true;
+	owed_ns[v] = now_ns();
+	return 0;
+}
+
+static void on_ready(unsigned v)
+{
+	for (unsigned i = 0; i < nqps; i++)
+		if (qps[i].peer == v && qps[i].waiting) {
+			qps[i].waiting = false;
+			qps[i].start_ns = now_ns() - t0_ns;
+		}
+}
+
+static int take_hub_message(const struct fab_msg *m, const void *payload)
+{
+	if ((m->type != FAB_FINISH && (m->host >= P.hosts || m->host == P.host)) ||
+	    (m->type == FAB_JOIN) != (m->len == sizeof(table[0])))
+		return fail("a message of the hub about no other host or of another length");
+	switch (m->type) {
+	case FAB_KILLED:
+		on_killed(m->host, m->arg);
+		return 0;
+	case FAB_JOIN:
+		return on_join(m->host, payload);
+	case FAB_READY:
+		on_ready(m->host);
+		return 0;
+	case FAB_FINISH:
+		traffic_over = true;
+		return 0;
+	default:
+		return fail("a message of the hub out of turn");
+	}
+}
+
+static int hear_hub(unsigned wait_ms)
+{
+	static struct qp_record row[TABLE];
+	struct fab_msg m;
+	int rc;
+
+	while ((rc = fab_hear_hub(&star, &m, row, sizeof(row), wait_ms)) > 0) {
+		if (take_hub_message(&m, row))
+			return -1;
+		wait_ms = 0;
+	}
+	return rc;
+}
+
+static bool drained(const struct fab_qp *f)
+{
+	return f->completed + f->ended == f->posted &&
+	       f->received + f->recv_ended == f->recv_posted;
+}
+
+/* A QP a restart broke, all its WRs completed: its counts to the totals,
+ * a new QP in its place, connected to the new peer's. */
+static int replace_qp(struct fab_qp *f)
+{
+	int rc = ibv_destroy_qp(f->qp);
+
+	f->qp = NULL;
+	if (rc)
+		return fail("destroy a QP to a killed host");
+	broken_ops += f->completed;
+	broken_receives += f->received;
+	ended_sends += f->ended;
+	ended_receives += f->recv_ended;
+	f->posted = f->completed = f->received = f->faa_seen = 0;
+	f->ended = f->recv_posted = f->recv_ended = 0;
+	f->done_ns = 0;
+	memset(f->buf, 0, buf_bytes());
+	f->qp = new_qp();
+	if (!f->qp)
+		return peer_fail("fabric", "ibv_create_qp");
+	f->broken = false;
+	f->waiting = true;
+	return to_init(f) || prime_qp(f) || connect_to_table(f) ? -1 : 0;
+}
+
+static int drain_stuck(unsigned v)
+{
+	for (unsigned i = 0; i < nqps; i++) {
+		const struct fab_qp *f = &qps[i];
+
+		if (f->peer == v && !drained(f))
+			fprintf(stderr, "fabric: host %u: completions lost: QP %u to the killed "
+				"host %u: of %u send WRs %u completed and %u ended, of %u "
+				"receives %u completed and %u ended, %d ms after its move to ERR\n",
+				P.host, f->q, v, f->posted, f->completed, f->ended, f->recv_posted,
+				f->received, f->recv_ended, DRAIN_MS);
+	}
+	return -1;
+}
+
+/* New QPs to host v, once every WR of the old ones completed. */
+static int pay_owed(unsigned v)
+{
+	static struct qp_record mine[TABLE];
+
+	for (unsigned i = 0; i < nqps; i++)
+		if (qps[i].peer == v && !drained(&qps[i]))
+			return now_ns() - owed_ns[v] > DRAIN_MS * 1000000ull ? drain_stuck(v) : 0;
+	for (unsigned i = 0; i < nqps; i++)
+		if (qps[i].peer == v && replace_qp(&qps[i]))
+			return -1;
+	owed[v] = false;
+	my_records(mine);
+	return fab_tell_hub(&star, FAB_REPLACED, 0, mine, sizeof(mine));
+}
+
+/* The conductor's step (hub), its messages, new QPs owed, FAB_DONE once
+ * this host's QPs are all done since the latest kill. */
+static int restart_work(void)
+{
+	if (P.host == 0 && fab_conductor_step(&conductor, ops_completed))
+		return -1;
+	if (hear_hub(0))
+		return -1;
+	for (unsigned v = 0; v < P.hosts; v++)
+		if (owed[v] && pay_owed(v))
+			return -1;
+	if (!rc_finished() || done_told == restart_epoch + 1)
+		return 0;
+	done_told = restart_epoch + 1;
+	return fab_tell_hub(&star, FAB_DONE, restart_epoch, NULL, 0);
+}
+
+/* After a failure this host only hears the hub (and conducts, at the
+ * hub) until the traffic ends; -1 when not even the hub can be told. */
+static int restart_service(bool *failed)
+{
+	if (!*failed) {
+		*failed = restart_work() != 0;
+	} else {
+		if (P.host == 0)
+			fab_conductor_step(&conductor, ops_completed);
+		hear_hub(0);
+	}
+	if (!*failed || failure_told)
+		return 0;
+	failure_told = true;
+	return fab_tell_hub(&star, FAB_FAILED, 0, NULL, 0);
+}
+
+static void rc_report(struct report *r)
+{
+	for (unsigned i = 0; i < nqps; i++) {
+		r->rc_ops += qps[i].sends ? qps[i].completed : 0;
+		r->rc_receives += qps[i].received;
+		r->qp_ns[i] = qps[i].sends ? qps[i].done_ns - qps[i].start_ns : 0;
+	}
+	r->broken_ops = broken_ops;
+	r->broken_receives = broken_receives;
+	r->ended = ended_sends;
+	r->recv_ended = ended_receives;
+	r->ended_retry = ended_retry;
+	r->ended_flush = ended_flush;
+	r->bytes = (r->rc_ops + broken_ops) * P.size;
+}
+
+/* The traffic: until this host's QPs are done, or with restarts until
+ * the conductor ends it for all (its messages heard every millisecond). */
 static int rc_run(struct report *r)
 {
-	uint64_t end = now_ns() + (uint64_t)P.seconds * 1000000000ull;
-	struct ibv_wc wc[32];
+	uint64_t end = now_ns() + (uint64_t)P.seconds * 1000000000ull, next = 0;
+	bool failed = false;
 
-	while (!rc_finished()) {
-		int n;
-
-		for (unsigned i = 0; i < nqps; i++) {
-			struct fab_qp *f = &qps[i];
-
-			while (f->sends && f->posted < P.ops && f->posted - f->completed < P.window)
-				if (rc_post(f, f->posted))
-					return -1;
+	while (restarts_on() ? !traffic_over : !rc_finished()) {
+		if (!failed && rc_step()) {
+			if (!restarts_on())
+				return -1;
+			failed = true;
 		}
-		n = ibv_poll_cq(send_cq, 32, wc);
-		for (int k = 0; k < n; k++)
-			if (rc_send_done(&wc[k]))
+		if (restarts_on() && now_ns() >= next) {
+			if (restart_service(&failed))
 				return -1;
-		if (n < 0)
-			return fail("poll the send CQ");
-		n = ibv_poll_cq(recv_cq, 32, wc);
-		for (int k = 0; k < n; k++)
-			if (rc_recv_done(&wc[k]))
-				return -1;
-		if (n < 0)
-			return fail("poll the receive CQ");
+			next = now_ns() + 1000000;
+		}
 		if (now_ns() > end) {
 			rc_progress_line();
 			return fail("the operations did not finish in time");
 		}
+		if (failed || rc_finished())
+			usleep(1000);
 	}
-	for (unsigned i = 0; i < nqps; i++) {
-		r->rc_ops += qps[i].sends ? qps[i].completed : 0;
-		r->rc_receives += qps[i].received;
-		r->qp_ns[i] = qps[i].sends ? qps[i].done_ns : 0;
-	}
-	r->bytes = r->rc_ops * P.size;
+	if (failed)
+		return -1;
+	rc_report(r);
 	return 0;
 }
 
@@ -835,10 +1167,29 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The restarts done against those planned, and what they ended. */
+static int restart_verdict(const struct report *sum)
+{
+	printf("fabric all2all: %u peer restarts", conductor.done);
+	for (unsigned j = 0; j < conductor.done; j++)
+		printf("%s%u", j ? " " : " (hosts ", conductor.victims[j]);
+	printf("%s: %" PRIu64 " send WRs and %" PRIu64 " receives ended by them (send WRs: %" PRIu64
+	       " RETRY_EXC_ERR, %" PRIu64 " WR_FLUSH_ERR, %" PRIu64 " another error); %" PRIu64
+	       " operations and %" PRIu64 " receives completed and checked on the QPs they "
+	       "broke\n", conductor.done ? ")" : "", sum->ended, sum->recv_ended, sum->ended_retry,
+	       sum->ended_flush, sum->ended - sum->ended_retry - sum->ended_flush,
+	       sum->broken_ops, sum->broken_receives);
+	if (conductor.done == P.restarts)
+		return 0;
+	printf("FAIL: fabric all2all: %u of %u peer restarts done\n", conductor.done, P.restarts);
+	return -1;
+}
+
 static int hub_verdict(const struct report *all, double seconds)
 {
 	uint64_t posted = 0, sent = 0, lost = 0, received = 0, dropped = 0, ops = 0, recvs = 0;
 	uint64_t bytes = 0, kdrops = 0, hub_cpu = all[0].cpu_ns, want_ops = 0, want_recvs = 0, times[FAB_MAX_HOSTS * MAX_QPS];
+	struct report broken = { 0 };
 	unsigned failed = 0, nt = 0;
 	int rc = 0;
 
@@ -853,6 +1204,12 @@ static int hub_verdict(const struct report *all, double seconds)
 		dropped += r->ud_dropped;
 		ops += r->rc_ops;
 		recvs += r->rc_receives;
+		broken.broken_ops += r->broken_ops;
+		broken.broken_receives += r->broken_receives;
+		broken.ended += r->ended;
+		broken.recv_ended += r->recv_ended;
+		broken.ended_retry += r->ended_retry;
+		broken.ended_flush += r->ended_flush;
 		bytes += r->bytes;
 		kdrops += r->kernel_drops;
 		for (unsigned i = 0; i < MAX_QPS; i++)
@@ -902,6 +1259,8 @@ static int hub_verdict(const struct report *all, double seconds)
 			rc = -1;
 		}
 	}
+	if (P.mode == ALL2ALL && restart_verdict(&broken))
+		rc = -1;
 	if (P.mode == ALL2ALL && nt) {
 		uint64_t median, slowest;
 
@@ -930,7 +1289,7 @@ static int usage(void)
 	fprintf(stderr, "usage: fabric -m rc_fanin|rc_fanout|rc_write_fanin|all2all|ud_fanin|ud_fanout "
 		"-i HOST "
 		"-N HOSTS -H HUB_ADDR -p TCP_PORT [-n OPS] [-s BYTES] [-q QPS] [-w WINDOW] "
-		"[-r RQ] [-t SECONDS] [-D]\n");
+		"[-r RQ] [-t SECONDS] [-D] [-k RESTARTS [-S SEED]] [-J]\n");
 	return 2;
 }
 
@@ -951,7 +1310,7 @@ static int parse(int argc, char **argv)
 	int c;
 
 	P = (struct params){ .ops = 200, .qps = 1, .window = 16, .rq = 64, .seconds = 100 };
-	while ((c = getopt(argc, argv, "m:i:N:H:p:n:s:q:w:r:t:D")) != -1) {
+	while ((c = getopt(argc, argv, "m:i:N:H:p:n:s:q:w:r:t:Dk:S:J")) != -1) {
 		bool ok = true;
 
 		switch (c) {
@@ -972,6 +1331,9 @@ static int parse(int argc, char **argv)
 		case 'r': ok = number(optarg, 1, 4096, &P.rq); break;
 		case 't': ok = number(optarg, 1, 100000, &P.seconds); break;
 		case 'D': P.no_hub_drops = true; break;
+		case 'k': ok = number(optarg, 0, FAB_MAX_RESTARTS, &P.restarts); break;
+		case 'S': ok = number(optarg, 0, ~0u, &P.seed); break;
+		case 'J': P.rejoin = true; break;
 		default: ok = false;
 		}
 		if (!ok)
@@ -982,6 +1344,8 @@ static int parse(int argc, char **argv)
 	P.mode = (enum mode)mode;
 	P.size = size;
 	P.port = (uint16_t)port;
+	if ((P.restarts || P.rejoin) && (!restarts_on() || P.hosts < 3 || (P.rejoin && !P.host)))
+		return usage();
 	if (is_ud())
 		P.qps = 1;
 	return 0;
@@ -1004,11 +1368,19 @@ static int setup(void)
 	recv_cq = send_cq ? ibv_create_cq(ctx, (int)cq_recv, NULL, NULL, 0) : NULL;
 	if (!recv_cq)
 		return peer_fail("fabric", "PD or CQs");
-	if (fab_star_open(&star, P.host, P.hosts, P.hub, P.port))
+	if (fab_star_open(&star, P.host, P.hosts, P.hub, P.port,
+			  (restarts_on() ? FAB_STAR_RESTARTS : 0) | (P.rejoin ? FAB_STAR_REJOIN : 0)))
 		return -1;
 	/* a barrier after the traffic waits for the slowest host's */
 	star.wait_ms = (P.seconds + 60) * 1000;
-	return create_qps() || exchange_and_connect() ? -1 : 0;
+	if (create_qps())
+		return -1;
+	/* the hub's progress is its own completions: nqps x OPS without restarts */
+	if (P.host == 0 && restarts_on() &&
+	    fab_conductor_init(&conductor, &star, P.restarts, P.seed, (uint64_t)nqps * P.ops,
+			       sizeof(table[0])))
+		return -1;
+	return exchange_and_connect();
 }
 
 static void teardown(void)
@@ -1032,6 +1404,7 @@ static void teardown(void)
 	if (ctx)
 		ibv_close_device(ctx);
 	fab_star_close(&star);
+	fab_conductor_free(&conductor);
 }
 
 static uint64_t cpu0_ns;

@@ -9,9 +9,11 @@
 # on the wire, if OPTS sets any, are drawn from seed FABRIC_SEED + i
 # (FABRIC_SEED default 1), so that no two hosts drop the same packets.  Every host
 # must exit 0 within FABRIC_TIMEOUT seconds (default 150); the hub's
-# output is printed last.  The veth and bridge drop counts are printed
-# (a datagram lost on the path between namespaces is lost nowhere the
-# adapters count).  Skipped (exit 77) where namespaces cannot be made.
+# output is printed last.  A host other than the hub that was killed
+# (SIGKILL: the hub's restarts, fabric.c -k) is started again with -J,
+# up to FABRIC_RESTARTS times (default 0), its output appended.  The
+# veth and bridge drop counts are printed (a datagram lost on the path
+# between namespaces is lost nowhere the adapters count).  Skipped (exit 77) where namespaces cannot be made.
 set -u
 hosts="$1"; run="$2"; opts="$3"; shift 3
 timeout_s="${FABRIC_TIMEOUT:-150}"
@@ -22,6 +24,7 @@ cleanup() {
 	for pid in ${pids:-}; do
 		kill "$pid" 2>/dev/null
 	done
+	wait
 	i=0
 	while [ "$i" -lt "$hosts" ]; do
 		ip netns del "${tag}h$i" 2>/dev/null
@@ -60,13 +63,31 @@ done
 
 # the hub's TCP port: nothing else listens in these namespaces
 port=18515
+# host i's process, started again with -J after a SIGKILL (exit 137 of
+# timeout), at most FABRIC_RESTARTS times; a TERM ends the one running
+run_host() {
+	i=$1 again="" n=0
+	shift
+	trap 'kill "$child" 2>/dev/null; exit 1' TERM
+	while :; do
+		# shellcheck disable=SC2086
+		ip netns exec "${tag}h$i" timeout -k 5 "$timeout_s" "$run" $opts \
+			--addr="10.77.0.$((i + 1))" --wire-seed=$((${FABRIC_SEED:-1} + i)) -- "$@" -i "$i" -N "$hosts" -H 10.77.0.1 -p "$port" $again \
+			>>"$dir/host$i.out" 2>&1 &
+		child=$!
+		wait "$child"
+		rc=$?
+		if [ "$rc" -ne 137 ] || [ "$i" -eq 0 ] || [ "$n" -ge "${FABRIC_RESTARTS:-0}" ]; then
+			return "$rc"
+		fi
+		n=$((n + 1)) again=-J
+		echo "--- host $i killed, started again ($n)" >>"$dir/host$i.out"
+	done
+}
 pids=""
 i=$((hosts - 1))
 while [ "$i" -ge 0 ]; do
-	# shellcheck disable=SC2086
-	ip netns exec "${tag}h$i" timeout -k 5 "$timeout_s" "$run" $opts \
-		--addr="10.77.0.$((i + 1))" --wire-seed=$((${FABRIC_SEED:-1} + i)) -- "$@" -i "$i" -N "$hosts" -H 10.77.0.1 -p "$port" \
-		>"$dir/host$i.out" 2>&1 &
+	run_host "$i" "$@" 2>>"$dir/host$i.out" &
 	pids="$pids $!"
 	i=$((i - 1))
 done
