@@ -154,11 +154,17 @@ void cm_events_move(struct cm_id *id, unsigned from);
 /* cm_addr.c */
 /* The adapter port that owns the IPv4 address (host order), 0 if none. */
 unsigned cm_addr_owner(uint32_t ip);
-/* 127.0.0.1: the kernel's CMA binds it to the first active port of a
- * device (cma_bind_loopback) and resolves it to that same port. */
+/* 127.0.0.1.  A destination there resolves to the first active port
+ * (the kernel CMA's cma_bind_loopback); as a source it counts as the
+ * wildcard (its cma_any_addr): bound there an id has no device, and a
+ * listener there hears requests for any address of any port. */
 #define CM_LOOPBACK_IP 0x7f000001u
-/* The port an id bound to ip uses: the owner, port 1 for the loopback. */
+/* The port a destination ip resolves to here: the owner, port 1 for the
+ * loopback, 0 when the address is not this adapter's. */
 unsigned cm_addr_local_port(uint32_t ip);
+/* A source address that binds no device: the wildcard, or the loopback
+ * when no port holds it (the other 127/8 addresses are adapters' here). */
+bool cm_addr_wild(uint32_t ip);
 /*
  * The port to reach the IPv4 address from and the address of the adapter
  * port there (its wire address): this adapter's own, one a live adapter
@@ -173,6 +179,8 @@ bool cm_addr_vanished(uint32_t ip);
 /* The IPv4 address of a sockaddr (v4, or v4-mapped v6), host order; false
  * for other families and IPv6 addresses. *any tells the wildcard. */
 bool cm_addr_ipv4(const struct sockaddr *sa, uint32_t *ip, uint16_t *udp_port, bool *any);
+/* An AF_INET address (host order) in the id's address storage. */
+void cm_addr_sockaddr(struct sockaddr_in6 *sa6, uint32_t ip, uint16_t udp_port);
 
 /* cm_proto.c */
 int cm_send_req(struct cm_id *id, const struct rdma_ucm_conn_param *p);

@@ -33,7 +33,14 @@ unsigned cm_addr_owner(uint32_t ip)
 
 unsigned cm_addr_local_port(uint32_t ip)
 {
-	return ip == CM_LOOPBACK_IP ? 1 : cm_addr_owner(ip);
+	unsigned own = cm_addr_owner(ip);
+
+	return own ? own : ip == CM_LOOPBACK_IP;
+}
+
+bool cm_addr_wild(uint32_t ip)
+{
+	return !ip || (ip == CM_LOOPBACK_IP && !cm_addr_owner(ip));
 }
 
 /* A port of a live adapter on this host listens on ip:4791. */
@@ -161,4 +168,14 @@ bool cm_addr_ipv4(const struct sockaddr *sa, uint32_t *ip, uint16_t *udp_port, b
 		}
 	}
 	return false;
+}
+
+void cm_addr_sockaddr(struct sockaddr_in6 *sa6, uint32_t ip, uint16_t udp_port)
+{
+	struct sockaddr_in *sa = (struct sockaddr_in *)sa6;
+
+	memset(sa6, 0, sizeof(*sa6));
+	sa->sin_family = AF_INET;
+	sa->sin_port = htons(udp_port);
+	sa->sin_addr.s_addr = htonl(ip);
 }

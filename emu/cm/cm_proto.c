@@ -342,7 +342,7 @@ static void match_listener(struct cm_id *l, void *arg)
 	struct listen_query *q = arg;
 
 	if (!q->found && l->state == CM_LISTEN && l->ps == q->ps && l->src_port == q->udp_port &&
-	    (!l->src_ip || (l->src_ip == q->dst_ip && cm_addr_local_port(q->dst_ip) == q->port)))
+	    (cm_addr_wild(l->src_ip) || (l->src_ip == q->dst_ip && cm_addr_owner(q->dst_ip) == q->port)))
 		q->found = l;
 }
 
@@ -374,6 +374,11 @@ static struct cm_id *passive_id(struct cm_id *l, unsigned port, uint32_t src,
 	id->src_port = l->src_port;
 	id->dst_ip = emu_get_be32(hdr + 16);
 	id->dst_port = emu_get_be16(hdr + 2);
+	/* what rdma_get_local_addr() and rdma_get_peer_addr() give for the
+	 * request: AF_INET from the CMA header, as the kernel's CMA saves
+	 * them whatever family the listener was bound with */
+	cm_addr_sockaddr(&id->src, id->src_ip, id->src_port);
+	cm_addr_sockaddr(&id->dst, id->dst_ip, id->dst_port);
 	id->remote_comm_id = comm_id;
 	id->local_comm_id = cm_new_comm_id();
 	id->tid = tid;

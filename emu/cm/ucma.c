@@ -169,7 +169,8 @@ struct port_query {
 	const struct cm_id *self;
 	uint16_t ps, udp_port;
 	uint32_t ip;
-	bool listen, taken;
+	bool listen;
+	int err;	/* 0: free */
 };
 
 static void port_user(struct cm_id *o, void *arg)
@@ -179,20 +180,24 @@ static void port_user(struct cm_id *o, void *arg)
 	if (o == q->self || o->passive || o->ps != q->ps || o->src_port != q->udp_port ||
 	    o->state == CM_IDLE)
 		return;
-	if (o->src_ip && q->ip && o->src_ip != q->ip)
+	if (!cm_addr_wild(o->src_ip) && !cm_addr_wild(q->ip) && o->src_ip != q->ip)
 		return;
 	/* SO_REUSEADDR's rule: both asked for it and neither listens */
 	if (o->reuseaddr && q->self->reuseaddr && !q->listen && o->state != CM_LISTEN)
 		return;
-	q->taken = true;
+	/* the kernel's cma_check_port: a wildcard on either side makes the
+	 * address unavailable, the same address is in use */
+	if (!q->err || q->err == EADDRINUSE)
+		q->err = cm_addr_wild(o->src_ip) || cm_addr_wild(q->ip) ? EADDRNOTAVAIL : EADDRINUSE;
 }
 
-static bool port_taken(const struct cm_id *id, uint32_t ip, uint16_t udp_port, bool listen)
+/* 0 when no other id holds the port for ip, else bind's errno. */
+static int port_taken(const struct cm_id *id, uint32_t ip, uint16_t udp_port, bool listen)
 {
-	struct port_query q = { id, id->ps, udp_port, ip, listen, false };
+	struct port_query q = { id, id->ps, udp_port, ip, listen, 0 };
 
 	cm_id_each(port_user, &q);
-	return q.taken;
+	return q.err;
 }
 
 /* An ephemeral port from the kernel's default ip_local_port_range. */
@@ -209,21 +214,12 @@ static uint16_t pick_port(const struct cm_id *id, uint32_t ip)
 	return 0;
 }
 
-static void set_sockaddr(struct sockaddr_in6 *sa6, uint32_t ip, uint16_t udp_port)
-{
-	struct sockaddr_in *sa = (struct sockaddr_in *)sa6;
-
-	memset(sa6, 0, sizeof(*sa6));
-	sa->sin_family = AF_INET;
-	sa->sin_port = htons(udp_port);
-	sa->sin_addr.s_addr = htonl(ip);
-}
-
 static int bind_id(struct cm_id *id, const struct sockaddr *sa)
 {
 	uint32_t ip;
 	uint16_t udp_port;
 	bool any;
+	int err;
 
 	if (id->state != CM_IDLE)
 		return EINVAL;
@@ -231,16 +227,16 @@ static int bind_id(struct cm_id *id, const struct sockaddr *sa)
 		return EAFNOSUPPORT;
 	if (!cm_addr_ipv4(sa, &ip, &udp_port, &any))
 		return sa->sa_family == AF_INET6 ? EADDRNOTAVAIL : EAFNOSUPPORT;
-	if (!any && !cm_addr_local_port(ip))
+	if (!cm_addr_wild(ip) && !cm_addr_owner(ip))
 		return EADDRNOTAVAIL;
 	if (!udp_port && !(udp_port = pick_port(id, ip)))
 		return EADDRINUSE;
-	if (port_taken(id, ip, udp_port, false))
-		return EADDRINUSE;
+	if ((err = port_taken(id, ip, udp_port, false)))
+		return err;
 	id->src_ip = ip;
 	id->src_port = udp_port;
-	id->port = (uint8_t)cm_addr_local_port(ip);
-	set_sockaddr(&id->src, ip, udp_port);
+	id->port = (uint8_t)cm_addr_owner(ip);
+	cm_addr_sockaddr(&id->src, ip, udp_port);
 	if (sa->sa_family == AF_INET6) {
 		/* the program's own form, as getsockname would give it */
 		memcpy(&id->src, sa, sizeof(struct sockaddr_in6));
@@ -333,7 +329,9 @@ static int resolve(struct cm_id *id, const struct sockaddr *src, const struct so
 	id->peer = peer;
 	id->dst_ip = any ? emu_port_addr(id->port) : ip;
 	id->dst_port = udp_port;
-	if (!id->src_ip) {
+	/* a source that names no port takes the port's address, but for a
+	 * loopback destination a loopback source stays (the kernel's too) */
+	if (!id->src_ip || (cm_addr_wild(id->src_ip) && ip != CM_LOOPBACK_IP)) {
 		id->src_ip = emu_port_addr(id->port);
 		((struct sockaddr_in *)&id->src)->sin_addr.s_addr = htonl(id->src_ip);
 	}
@@ -507,7 +505,7 @@ static void other_listener(struct cm_id *o, void *arg)
 	const struct cm_id *id = q->self;
 
 	if (o != id && o->state == CM_LISTEN && o->ps == id->ps && o->src_port == id->src_port &&
-	    (!o->src_ip || !id->src_ip || o->src_ip == id->src_ip))
+	    (cm_addr_wild(o->src_ip) || cm_addr_wild(id->src_ip) || o->src_ip == id->src_ip))
 		q->taken = true;
 }
 

@@ -264,6 +264,25 @@ static void tcp_exchange(int s, bool first)
 		die("tcp recv");
 }
 
+/* A request's id knows both ends (rdma_get_local_addr, rdma_get_peer_addr),
+ * as libfabric's verbs provider reads them for the connection's fi_info:
+ * the server's own address and port, the client's address. */
+static void check_request_addrs(struct rdma_cm_id *id, const char *host, const char *port)
+{
+	const struct sockaddr_in *l = (const struct sockaddr_in *)rdma_get_local_addr(id);
+	const struct sockaddr_in *p = (const struct sockaddr_in *)rdma_get_peer_addr(id);
+	struct in_addr own;
+
+	inet_pton(AF_INET, host, &own);
+	if (l->sin_family != AF_INET || l->sin_addr.s_addr != own.s_addr ||
+	    ntohs(l->sin_port) != atoi(port) || p->sin_family != AF_INET || !p->sin_addr.s_addr ||
+	    !p->sin_port) {
+		printf("FAIL: the request's addresses: local family %u %s:%u, peer family %u\n",
+		       l->sin_family, inet_ntoa(l->sin_addr), ntohs(l->sin_port), p->sin_family);
+		exit(1);
+	}
+}
+
 static int serve(const char *host, const char *port, unsigned count)
 {
 	struct rdma_addrinfo *res = addr_of(host, port, true);
@@ -281,6 +300,8 @@ static int serve(const char *host, const char *port, unsigned count)
 		a = qp_attr();
 		if (rdma_get_request(listen_id, &id) || rdma_accept(id, NULL))
 			die("rdma_accept");
+		if (n == 0)
+			check_request_addrs(id, host, port);
 		exchange(id, false, n);
 		plain_ping(&plain, n);
 		if (rdma_disconnect(id) && errno != EINVAL)

@@ -169,12 +169,32 @@ int main(int argc, char **argv)
 		       cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0), hdr + (long)sizeof(b), 0);
 		d.id = b2;
 		cmd(fd, RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4, 0);
-		/* the kernel's CMA binds the loopback address to a port */
+		/* the kernel's CMA takes a loopback source for the wildcard
+		 * (cma_any_addr): bound, no device, and its port is every
+		 * address's */
 		b.id = a = create_id(fd);
 		sin_of(&b.addr, "127.0.0.1", 7002);
 		EXPECT("BIND_IP to 127.0.0.1", cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0),
 		       hdr + (long)sizeof(b), 0);
+		{
+			struct rdma_ucm_query q = { .id = a };
+			struct rdma_ucm_query_route_resp qr;
+
+			memset(&qr, 0xa5, sizeof(qr));
+			q.response = (uintptr_t)&qr;
+			EXPECT("QUERY_ROUTE of an id bound to 127.0.0.1",
+			       cmd(fd, RDMA_USER_CM_CMD_QUERY_ROUTE, &q, sizeof(q), sizeof(qr), 0),
+			       hdr + (long)sizeof(q), 0);
+			EXPECT("... names no device (node GUID 0, port 0)",
+			       (qr.node_guid == 0 && qr.port_num == 0), 1, 0);
+		}
+		b.id = b2 = create_id(fd);
+		sin_of(&b.addr, argv[1], 7002);
+		EXPECT("BIND_IP to the adapter's address on 127.0.0.1's port",
+		       cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0), -1, EADDRNOTAVAIL);
 		d.id = a;
+		cmd(fd, RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4, 0);
+		d.id = b2;
 		cmd(fd, RDMA_USER_CM_CMD_DESTROY_ID, &d, sizeof(d), 4, 0);
 	}
 	bb.id = id;
