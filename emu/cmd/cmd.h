@@ -87,9 +87,6 @@ struct emu_srq_attrs;
  * ib_uverbs_create_srq_resp. */
 int emu_cmd_srq_create(struct emu_cmd *c, struct emu_srq_attrs *a);
 
-/* object lookup by handle, NULL when the handle is not a live object */
-struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h);
-
 /* releases every object of a context whose device fd closes */
 void emu_ctx_release(struct emu_ctx *ctx);
 void emu_channel_release(int channel);

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
+/* A QP gone live, looked up, queried, destroyed and released (qp.h). */
+#include "adapter/doorbell.h"
+#include "adapter/engine.h"
+#include "adapter/events.h"
+#include "adapter/flow.h"
+#include "adapter/mcast.h"
+#include "adapter/objects.h"
+#include "adapter/qp.h"
+#include "adapter/remote.h"
+#include "adapter/xrc.h"
+
+struct emu_qp *emu_qp_lookup(struct emu_ctx *ctx, uint32_t h)
+{
+	struct emu_qp *qp;
+
+	/* an XRC target QP is reached only through one of its handles */
+	if (h >= EMU_XRC_QP_HANDLE_BASE)
+		return emu_xrc_qp_handle_get(ctx, h);
+	qp = emu_qp_by_qpn(h);
+	return qp && qp->ctx == ctx && !qp->is_wq && !emu_qp_is_xrc_tgt(qp) ? qp : NULL;
+}
+
+/* The CQE and error faults armed for the next QP (or this QPN) are its. */
+static void qp_attach_faults(struct emu_qp *qp)
+{
+	if (emu_dev.fault_cqe.count &&
+	    (!emu_dev.fault_cqe.qpn || emu_dev.fault_cqe.qpn == qp->qpn)) {
+		qp->fault_cqe_at = emu_dev.fault_cqe.count;
+		qp->fault_syndrome = emu_dev.fault_cqe.syndrome;
+		emu_dev.fault_cqe.count = 0;
+	}
+	if (emu_dev.fault_err.count &&
+	    (!emu_dev.fault_err.qpn || emu_dev.fault_err.qpn == qp->qpn)) {
+		qp->fault_err_after = emu_dev.fault_err.count;
+		emu_dev.fault_err.count = 0;
+	}
+}
+
+void emu_qp_activate(struct emu_qp *qp)
+{
+	qp_attach_faults(qp);
+	qp->used = true;
+	if (!qp->is_wq)
+		emu_db_set_qp_owner(qp->qpn, (int)(qp->ctx - emu_dev.ctx));
+	emu_rebuild_active_qps();
+	EMU_TRACE("create_qp qpn 0x%x type %u sq %u x %u at +%u, rq %u x %u at +%u%s",
+		  qp->qpn, qp->type, qp->sq_cnt, 1u << qp->sq_shift, qp->sq_off,
+		  qp->rq_cnt, 1u << qp->rq_shift, qp->rq_off,
+		  qp->is_rss ? " (RSS)" : qp->srq ? " (SRQ)" : "");
+}
+
+void emu_qp_get_caps(const struct emu_qp *qp, struct emu_qp_caps *caps)
+{
+	*caps = (struct emu_qp_caps){
+		.max_send_wr = qp->max_send_wr, .max_recv_wr = qp->max_recv_wr,
+		.max_send_sge = qp->max_send_sge, .max_recv_sge = qp->max_recv_sge,
+		.max_inline = qp->max_inline, .sig_all = qp->sig_all,
+	};
+}
+
+int emu_qp_query(const struct emu_qp *qp, struct emu_qp_mod_attrs *out)
+{
+	if (qp->is_rss)
+		return EOPNOTSUPP;
+	*out = (struct emu_qp_mod_attrs){
+		.qp_state = qp->state, .cur_qp_state = qp->state,
+		.port_num = qp->port, .path_mtu = qp->mtu, .timeout = qp->timeout,
+		.retry_cnt = qp->retry_cnt, .rnr_retry = qp->rnr_retry,
+		.min_rnr_timer = qp->min_rnr_timer, .max_rd_atomic = qp->max_rd_atomic,
+		.max_dest_rd_atomic = qp->max_dest_rd_atomic,
+		.path_mig_state = qp->path_mig_state, .pkey_index = qp->pkey_index,
+		.qkey = qp->qkey, .rq_psn = qp->rq_psn, .sq_psn = qp->sq_psn,
+		.dest_qp_num = qp->dest_qpn, .qp_access_flags = qp->access,
+		.path = qp->path,
+	};
+	return 0;
+}
+
+int emu_qp_prepare_destroy(struct emu_ctx *ctx, struct emu_qp *qp, uint32_t h,
+			   bool *closed, uint32_t *reported)
+{
+	/* The kernel refuses to destroy a QP still in use: one attached to a
+	 * multicast group (uverbs_free_qp: the uobject's mcast_list) or with
+	 * flow rules steering to it (ib_destroy_qp_user: qp->usecnt, which
+	 * every ib_set_flow took).  Closing the context takes them all. */
+	if (emu_mcast_qp_attached(qp->qpn) || emu_flow_qp_has_rules(qp->qpn))
+		return EBUSY;
+	/* a shared XRC target QP goes with its last handle */
+	*closed = emu_qp_is_xrc_tgt(qp) && qp->xrc_handles > 1;
+	if (*closed) {
+		emu_xrc_qp_handle_close(ctx, h, reported);
+		return 0;
+	}
+	emu_events_forget(qp->ctx, &qp->async_events);
+	*reported = qp->async_events;
+	return 0;
+}
+
+void emu_qp_destroy(struct emu_ctx *ctx, struct emu_qp *qp, uint32_t h)
+{
+	uint32_t reported;
+
+	if (emu_qp_is_xrc_tgt(qp))
+		emu_xrc_qp_handle_close(ctx, h, &reported);
+	emu_remote_qp_destroyed(qp);
+	qp->used = false;
+	emu_db_set_qp_owner(qp->qpn, -1);
+	emu_rebuild_active_qps();
+	EMU_TRACE("destroy_qp qpn 0x%x", qp->qpn);
+}
+
+void emu_qp_release_ctx(struct emu_ctx *ctx)
+{
+	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
+		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
+		    emu_dev.qp_tab[i]->ctx == ctx) {
+			emu_mcast_detach_all(i);
+			emu_remote_qp_destroyed(emu_dev.qp_tab[i]);
+			emu_dev.qp_tab[i]->used = false;
+		}
+}
