@@ -87,10 +87,6 @@ struct emu_srq_attrs;
  * ib_uverbs_create_srq_resp. */
 int emu_cmd_srq_create(struct emu_cmd *c, struct emu_srq_attrs *a);
 
-/* releases every object of a context whose device fd closes */
-void emu_ctx_release(struct emu_ctx *ctx);
-void emu_channel_release(int channel);
-
 /* The uverbs write() ABI on a context's command fd: decodes and runs one
  * command frame; returns len, or -1 with errno. */
 ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len);

@@ -39,7 +39,9 @@
 #include <unistd.h>
 
 #include "adapter/adapter.h"
+#include "adapter/channel.h"
 #include "adapter/clock.h"
+#include "adapter/context.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "cm/ucma.h"
