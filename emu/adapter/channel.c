@@ -39,6 +39,11 @@ void emu_channel_activate(int channel, int fd)
 	emu_fd_set_channel(fd, channel);
 }
 
+struct emu_evq *emu_channel_evq(int channel)
+{
+	return &emu_dev.channels[channel].q;
+}
+
 void emu_channel_release(int channel)
 {
 	struct emu_channel *ch = &emu_dev.channels[channel];

@@ -15,6 +15,9 @@ int emu_channel_create(int *fd, int *channel);
 void emu_channel_create_undo(int channel, int fd);
 void emu_channel_activate(int channel, int fd);
 
+/* The event queue of that channel (emu_fd_channel). */
+struct emu_evq *emu_channel_evq(int channel);
+
 /* Called when libibverbs closes the read end of a channel: its CQs raise
  * no more events.  Takes emu_dev.lock. */
 void emu_channel_release(int channel);

@@ -2,12 +2,16 @@
 /* A context's life (context.h). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "adapter/abi.h"
 #include "adapter/clock.h"
 #include "adapter/context.h"
 #include "adapter/engine.h"
 #include "adapter/evq.h"
+#include "adapter/inject.h"
 #include "adapter/mr.h"
 #include "adapter/objects.h"
 #include "base/fdtab.h"
@@ -20,18 +24,6 @@ static uint32_t qp_tab_size(void)
 	while (n < EMU_FIRST_QPN + emu_cfg.max_qp)
 		n <<= 1;
 	return n;
-}
-
-/* The faults the configuration arms, for the QPs and CQs to come. */
-static void dev_faults_init(void)
-{
-	emu_dev.fault_cqe.qpn = emu_cfg.fault_cqe_qpn;
-	emu_dev.fault_cqe.count = emu_cfg.fault_cqe_n;
-	emu_dev.fault_cqe.syndrome = emu_cfg.fault_cqe_syndrome;
-	emu_dev.fault_err.qpn = emu_cfg.fault_err_qpn;
-	emu_dev.fault_err.count = emu_cfg.fault_err_n;
-	emu_dev.fault_overrun = emu_cfg.fault_overrun_n;
-	emu_dev.fault_overrun_cqn = emu_cfg.fault_overrun_cqn;
 }
 
 /* The tables sized by the configuration, set up at the first context. */
@@ -50,8 +42,64 @@ static int dev_tables_init(void)
 	if (!emu_dev.qp_tab || !emu_dev.active || !emu_dev.qpn_held || !emu_dev.active_cq ||
 	    keys_err)
 		return ENOMEM;
-	dev_faults_init();
+	emu_inject_init();
 	return 0;
+}
+
+/* The device file's two pages, the UAR and the BlueFlame page, mapped
+ * for the device. */
+static int ctx_pages(struct emu_ctx *ctx, int fd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	p = emu_real_mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE, MAP_SHARED,
+			  fd, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	ctx->page_fd = fd;
+	ctx->pages = p;
+	ctx->pages_len = (size_t)(2 * page);
+	ctx->uar = p;
+	if (emu_cfg.bf_reg_size)
+		ctx->bf_page = (uint8_t *)p + page;
+	return 0;
+}
+
+int emu_ctx_open(int fd)
+{
+	int index = -1;
+
+	pthread_mutex_lock(&emu_dev.lock);
+	for (int i = 0; i < EMU_MAX_CTX; i++) {
+		struct emu_ctx *c = &emu_dev.ctx[i];
+
+		if (c->used)
+			continue;
+		memset(c, 0, sizeof(*c));
+		c->cmd_fd = fd;
+		c->async_q.rd = -1;
+		c->page_fd = -1;
+		if (ctx_pages(c, fd))
+			break;
+		c->used = true;
+		emu_table_note(&emu_dev.ctx_end, (uint32_t)i);
+		emu_fd_set_ctx(fd, i);
+		index = i;
+		break;
+	}
+	pthread_mutex_unlock(&emu_dev.lock);
+	return index;
+}
+
+struct emu_ctx *emu_ctx_at(int index)
+{
+	return &emu_dev.ctx[index];
+}
+
+int emu_ctx_index(const struct emu_ctx *ctx)
+{
+	return (int)(ctx - emu_dev.ctx);
 }
 
 uint32_t emu_ctx_qp_tab_size(void)
@@ -92,7 +140,7 @@ int emu_ctx_activate(struct emu_ctx *ctx, int async_fd)
 		emu_ctx_create_undo(ctx, async_fd);
 		return err;
 	}
-	emu_fd_set_async(async_fd, (int)(ctx - emu_dev.ctx));
+	emu_fd_set_async(async_fd, emu_ctx_index(ctx));
 	emu_dev.uars_used++;
 	return 0;
 }

@@ -10,6 +10,16 @@
 #include "adapter/adapter.h"
 
 /*
+ * The context of device file fd, the memfd holding its UAR and BlueFlame
+ * pages (mapped here for the device): its index, or -1 when every
+ * context is taken or the pages cannot be mapped.  Takes emu_dev.lock.
+ */
+int emu_ctx_open(int fd);
+/* The context of that index (emu_fd_ctx, emu_ctx_index). */
+struct emu_ctx *emu_ctx_at(int index);
+int emu_ctx_index(const struct emu_ctx *ctx);
+
+/*
  * Called with emu_dev.lock held.  emu_ctx_create opens the context's
  * async event queue (*async_fd, the program's end): EINVAL when it has
  * one, ENOMEM when every UAR page is taken or memory is short.  The

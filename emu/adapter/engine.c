@@ -527,6 +527,25 @@ void emu_engine_kick(void)
 	}
 }
 
+void emu_engine_pause(void)
+{
+	/* taking the lock waits for the pass in progress */
+	pthread_mutex_lock(&emu_dev.lock);
+	atomic_store(&emu_dev.paused, true);
+	pthread_mutex_unlock(&emu_dev.lock);
+}
+
+void emu_engine_resume(void)
+{
+	atomic_store(&emu_dev.paused, false);
+	emu_engine_kick();
+}
+
+void emu_engine_lists_changed(void)
+{
+	__atomic_store_n(&emu_dev.active_dirty, true, __ATOMIC_RELEASE);
+}
+
 static void engine_stop(void)
 {
 	if (!atomic_load(&emu_dev.started))

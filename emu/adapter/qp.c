@@ -4,6 +4,7 @@
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/flow.h"
+#include "adapter/inject.h"
 #include "adapter/mcast.h"
 #include "adapter/objects.h"
 #include "adapter/qp.h"
@@ -21,25 +22,9 @@ struct emu_qp *emu_qp_lookup(struct emu_ctx *ctx, uint32_t h)
 	return qp && qp->ctx == ctx && !qp->is_wq && !emu_qp_is_xrc_tgt(qp) ? qp : NULL;
 }
 
-/* The CQE and error faults armed for the next QP (or this QPN) are its. */
-static void qp_attach_faults(struct emu_qp *qp)
-{
-	if (emu_dev.fault_cqe.count &&
-	    (!emu_dev.fault_cqe.qpn || emu_dev.fault_cqe.qpn == qp->qpn)) {
-		qp->fault_cqe_at = emu_dev.fault_cqe.count;
-		qp->fault_syndrome = emu_dev.fault_cqe.syndrome;
-		emu_dev.fault_cqe.count = 0;
-	}
-	if (emu_dev.fault_err.count &&
-	    (!emu_dev.fault_err.qpn || emu_dev.fault_err.qpn == qp->qpn)) {
-		qp->fault_err_after = emu_dev.fault_err.count;
-		emu_dev.fault_err.count = 0;
-	}
-}
-
 void emu_qp_activate(struct emu_qp *qp)
 {
-	qp_attach_faults(qp);
+	emu_inject_attach_qp(qp);
 	qp->used = true;
 	if (!qp->is_wq)
 		emu_db_set_qp_owner(qp->qpn, (int)(qp->ctx - emu_dev.ctx));

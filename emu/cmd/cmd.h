@@ -27,7 +27,8 @@ struct emu_cmd {
 	int ex;
 };
 
-/* Handlers return 0 or a positive errno; called with emu_dev.lock held. */
+/* Handlers return 0 or a positive errno; called with the adapter lock
+ * held (adapter/lock.h). */
 typedef int (*emu_cmd_fn)(struct emu_cmd *c);
 
 /* Copies the response: legacy frames need room for all of it. */

@@ -206,7 +206,7 @@ int emu_cmd_create_flow(struct emu_cmd *c)
 	r.flow_handle = (uint32_t)handle;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)
-		emu_flow_remove(&emu_dev.flow[handle]);
+		emu_flow_remove(emu_flow_get(c->ctx, (uint32_t)handle));
 	return err;
 }
 
