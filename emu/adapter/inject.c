@@ -21,8 +21,8 @@ void emu_inject_error_cqe(uint32_t qpn, uint64_t count, uint8_t syndrome)
 	struct emu_qp *qp = qpn ? emu_qp_by_qpn(qpn) : NULL;
 
 	if (qp) {
-		qp->fault_cqe_at = qp->wqes_done + count;
-		qp->fault_syndrome = syndrome;
+		qp->debug.fault_cqe_at = qp->debug.wqes_done + count;
+		qp->debug.fault_syndrome = syndrome;
 		return;
 	}
 	emu_dev.fault_cqe.qpn = qpn;
@@ -35,7 +35,7 @@ void emu_inject_qp_error(uint32_t qpn, uint64_t count)
 	struct emu_qp *qp = qpn ? emu_qp_by_qpn(qpn) : NULL;
 
 	if (qp) {
-		qp->fault_err_after = qp->wqes_done + count;
+		qp->debug.fault_err_after = qp->debug.wqes_done + count;
 		return;
 	}
 	emu_dev.fault_err.qpn = qpn;
@@ -64,8 +64,8 @@ void emu_inject_clear(void)
 	emu_dev.fault_overrun = 0;
 	for (uint32_t i = 0; emu_dev.qp_tab && i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i]) {
-			emu_dev.qp_tab[i]->fault_cqe_at = 0;
-			emu_dev.qp_tab[i]->fault_err_after = 0;
+			emu_dev.qp_tab[i]->debug.fault_cqe_at = 0;
+			emu_dev.qp_tab[i]->debug.fault_err_after = 0;
 		}
 	for (uint32_t i = 0; i < emu_dev.cq_end; i++)
 		emu_dev.cq[i].overrun_after = 0;
@@ -75,13 +75,13 @@ void emu_inject_attach_qp(struct emu_qp *qp)
 {
 	if (emu_dev.fault_cqe.count &&
 	    (!emu_dev.fault_cqe.qpn || emu_dev.fault_cqe.qpn == qp->qpn)) {
-		qp->fault_cqe_at = emu_dev.fault_cqe.count;
-		qp->fault_syndrome = emu_dev.fault_cqe.syndrome;
+		qp->debug.fault_cqe_at = emu_dev.fault_cqe.count;
+		qp->debug.fault_syndrome = emu_dev.fault_cqe.syndrome;
 		emu_dev.fault_cqe.count = 0;
 	}
 	if (emu_dev.fault_err.count &&
 	    (!emu_dev.fault_err.qpn || emu_dev.fault_err.qpn == qp->qpn)) {
-		qp->fault_err_after = emu_dev.fault_err.count;
+		qp->debug.fault_err_after = emu_dev.fault_err.count;
 		emu_dev.fault_err.count = 0;
 	}
 }

@@ -30,17 +30,17 @@ void emu_qp_activate(struct emu_qp *qp)
 		emu_db_set_qp_owner(qp->qpn, (int)(qp->ctx - emu_dev.ctx));
 	emu_rebuild_active_qps();
 	EMU_TRACE("create_qp qpn 0x%x type %u sq %u x %u at +%u, rq %u x %u at +%u%s",
-		  qp->qpn, qp->type, qp->sq_cnt, 1u << qp->sq_shift, qp->sq_off,
-		  qp->rq_cnt, 1u << qp->rq_shift, qp->rq_off,
+		  qp->qpn, qp->type, qp->sq.cnt, 1u << qp->sq.shift, qp->sq.off,
+		  qp->rq.cnt, 1u << qp->rq.shift, qp->rq.off,
 		  qp->is_rss ? " (RSS)" : qp->srq ? " (SRQ)" : "");
 }
 
 void emu_qp_get_caps(const struct emu_qp *qp, struct emu_qp_caps *caps)
 {
 	*caps = (struct emu_qp_caps){
-		.max_send_wr = qp->max_send_wr, .max_recv_wr = qp->max_recv_wr,
-		.max_send_sge = qp->max_send_sge, .max_recv_sge = qp->max_recv_sge,
-		.max_inline = qp->max_inline, .sig_all = qp->sig_all,
+		.max_send_wr = qp->sq.max_wr, .max_recv_wr = qp->rq.max_wr,
+		.max_send_sge = qp->sq.max_sge, .max_recv_sge = qp->rq.max_sge,
+		.max_inline = qp->sq.max_inline, .sig_all = qp->sq.sig_all,
 	};
 }
 
@@ -50,14 +50,14 @@ int emu_qp_query(const struct emu_qp *qp, struct emu_qp_mod_attrs *out)
 		return EOPNOTSUPP;
 	*out = (struct emu_qp_mod_attrs){
 		.qp_state = qp->state, .cur_qp_state = qp->state,
-		.port_num = qp->port, .path_mtu = qp->mtu, .timeout = qp->timeout,
-		.retry_cnt = qp->retry_cnt, .rnr_retry = qp->rnr_retry,
-		.min_rnr_timer = qp->min_rnr_timer, .max_rd_atomic = qp->max_rd_atomic,
-		.max_dest_rd_atomic = qp->max_dest_rd_atomic,
-		.path_mig_state = qp->path_mig_state, .pkey_index = qp->pkey_index,
-		.qkey = qp->qkey, .rq_psn = qp->rq_psn, .sq_psn = qp->sq_psn,
-		.dest_qp_num = qp->dest_qpn, .qp_access_flags = qp->access,
-		.path = qp->path,
+		.port_num = qp->attr.port, .path_mtu = qp->attr.mtu, .timeout = qp->attr.timeout,
+		.retry_cnt = qp->attr.retry_cnt, .rnr_retry = qp->attr.rnr_retry,
+		.min_rnr_timer = qp->attr.min_rnr_timer, .max_rd_atomic = qp->attr.max_rd_atomic,
+		.max_dest_rd_atomic = qp->attr.max_dest_rd_atomic,
+		.path_mig_state = qp->attr.path_mig_state, .pkey_index = qp->attr.pkey_index,
+		.qkey = qp->attr.qkey, .rq_psn = qp->attr.rq_psn, .sq_psn = qp->attr.sq_psn,
+		.dest_qp_num = qp->attr.dest_qpn, .qp_access_flags = qp->attr.access,
+		.path = qp->attr.path,
 	};
 	return 0;
 }
@@ -72,7 +72,7 @@ int emu_qp_prepare_destroy(struct emu_ctx *ctx, struct emu_qp *qp, uint32_t h,
 	if (emu_mcast_qp_attached(qp->qpn) || emu_flow_qp_has_rules(qp->qpn))
 		return EBUSY;
 	/* a shared XRC target QP goes with its last handle */
-	*closed = emu_qp_is_xrc_tgt(qp) && qp->xrc_handles > 1;
+	*closed = emu_qp_is_xrc_tgt(qp) && qp->xrc.handles > 1;
 	if (*closed) {
 		emu_xrc_qp_handle_close(ctx, h, reported);
 		return 0;

@@ -46,9 +46,9 @@ static int qp_setup_rss(struct emu_ctx *ctx, struct emu_qp *qp,
 	     drv->rx_hash_function != MLX4_IB_RX_HASH_FUNC_TOEPLITZ))
 		return EOPNOTSUPP;
 	qp->is_rss = true;
-	qp->ind = ind;
-	qp->hash_fields = drv->rx_hash_fields_mask;
-	memcpy(qp->hash_key, drv->rx_hash_key, sizeof(qp->hash_key));
+	qp->rss.ind = ind;
+	qp->rss.hash_fields = drv->rx_hash_fields_mask;
+	memcpy(qp->rss.key, drv->rx_hash_key, sizeof(qp->rss.key));
 	return 0;
 }
 
@@ -58,18 +58,18 @@ static void qp_setup_rq(struct emu_qp *qp, const struct emu_qp_attrs *a)
 	uint32_t rq_bytes;
 
 	if (a->is_srq || a->srq != ~0u || a->type == EMU_QPT_XRC_INI) {
-		qp->rq_cnt = 0;
-		qp->rq_shift = 4;
+		qp->rq.cnt = 0;
+		qp->rq.shift = 4;
 		return;
 	}
-	qp->rq_cnt = emu_pow2_roundup(a->max_recv_wr ? a->max_recv_wr : 1);
+	qp->rq.cnt = emu_pow2_roundup(a->max_recv_wr ? a->max_recv_wr : 1);
 	rq_bytes = (a->max_recv_sge ? a->max_recv_sge : 1) * 16;
 	if (a->rings.inl_recv_sz > rq_bytes)
 		rq_bytes = a->rings.inl_recv_sz;
-	qp->rq_shift = emu_log2_roundup(rq_bytes);
-	if (qp->rq_shift < 4)
-		qp->rq_shift = 4;
-	qp->rq_max_gs = (1u << qp->rq_shift) / 16;
+	qp->rq.shift = emu_log2_roundup(rq_bytes);
+	if (qp->rq.shift < 4)
+		qp->rq.shift = 4;
+	qp->rq.max_gs = (1u << qp->rq.shift) / 16;
 }
 
 static int qp_setup_rings(struct emu_qp *qp, const struct emu_qp_attrs *a)
@@ -84,27 +84,27 @@ static int qp_setup_rings(struct emu_qp *qp, const struct emu_qp_attrs *a)
 	    drv->log_sq_bb_count > 16 || (1u << drv->log_sq_bb_count) > sq_max ||
 	    (drv->buf_addr & 63) || (drv->db_addr & 3))
 		return EINVAL;
-	qp->sq_shift = drv->log_sq_stride;
-	qp->sq_cnt = 1u << drv->log_sq_bb_count;
-	qp->sq_spare = (2048u >> qp->sq_shift) + 1;
-	if (qp->sq_cnt <= qp->sq_spare ||
-	    qp->sq_cnt - qp->sq_spare < a->max_send_wr)
+	qp->sq.shift = drv->log_sq_stride;
+	qp->sq.cnt = 1u << drv->log_sq_bb_count;
+	qp->sq.spare = (2048u >> qp->sq.shift) + 1;
+	if (qp->sq.cnt <= qp->sq.spare ||
+	    qp->sq.cnt - qp->sq.spare < a->max_send_wr)
 		return EINVAL;
 	qp_setup_rq(qp, a);
-	if (qp->rq_shift > qp->sq_shift) {
-		qp->rq_off = 0;
-		qp->sq_off = qp->rq_cnt << qp->rq_shift;
+	if (qp->rq.shift > qp->sq.shift) {
+		qp->rq.off = 0;
+		qp->sq.off = qp->rq.cnt << qp->rq.shift;
 	} else {
-		qp->sq_off = 0;
-		qp->rq_off = qp->sq_cnt << qp->sq_shift;
+		qp->sq.off = 0;
+		qp->rq.off = qp->sq.cnt << qp->sq.shift;
 	}
-	buf_size = (qp->rq_cnt << qp->rq_shift) + (qp->sq_cnt << qp->sq_shift);
+	buf_size = (qp->rq.cnt << qp->rq.shift) + (qp->sq.cnt << qp->sq.shift);
 	if (emu_probe_rw(drv->buf_addr, buf_size))
 		return EFAULT;
-	if (qp->rq_cnt && emu_probe_rw(drv->db_addr, 4))
+	if (qp->rq.cnt && emu_probe_rw(drv->db_addr, 4))
 		return EFAULT;
 	qp->buf = (uint8_t *)(uintptr_t)drv->buf_addr;
-	qp->rq_db = qp->rq_cnt ? (volatile uint32_t *)(uintptr_t)drv->db_addr : NULL;
+	qp->rq.db = qp->rq.cnt ? (volatile uint32_t *)(uintptr_t)drv->db_addr : NULL;
 	return 0;
 }
 
@@ -143,7 +143,7 @@ static int xrc_tgt_create(struct emu_ctx *ctx, const struct emu_qp_attrs *a,
 	if (!*qp)
 		return ENOMEM;
 	(*qp)->pdn = UINT32_MAX;
-	(*qp)->xrcd = via->xrcd;
+	(*qp)->xrc.xrcd = via->xrcd;
 	return emu_xrc_qp_handle_add(ctx, *qp, via, a->user_handle, handle);
 }
 
@@ -163,13 +163,13 @@ static bool qp_caps_valid(const struct emu_qp_attrs *a)
 /* The capabilities the program is told, from the queues as laid out. */
 static void qp_set_caps(struct emu_qp *qp, const struct emu_qp_attrs *a)
 {
-	qp->max_send_wr = qp->is_rss ? 0 : qp->sq_cnt - qp->sq_spare;
-	qp->max_recv_wr = qp->rq_cnt;
-	qp->max_send_sge = a->max_send_sge;
-	qp->max_recv_sge = qp->rq_cnt ? qp->rq_max_gs : 0;
-	if (qp->max_recv_sge > emu_cfg.max_sge)
-		qp->max_recv_sge = emu_cfg.max_sge;
-	qp->max_inline = a->max_inline;
+	qp->sq.max_wr = qp->is_rss ? 0 : qp->sq.cnt - qp->sq.spare;
+	qp->rq.max_wr = qp->rq.cnt;
+	qp->sq.max_sge = a->max_send_sge;
+	qp->rq.max_sge = qp->rq.cnt ? qp->rq.max_gs : 0;
+	if (qp->rq.max_sge > emu_cfg.max_sge)
+		qp->rq.max_sge = emu_cfg.max_sge;
+	qp->sq.max_inline = a->max_inline;
 }
 
 int emu_qp_create(struct emu_ctx *ctx, const struct emu_qp_attrs *a,
@@ -188,7 +188,7 @@ int emu_qp_create(struct emu_ctx *ctx, const struct emu_qp_attrs *a,
 	if (!qp)
 		return ENOMEM;
 	qp->pdn = a->pd;
-	qp->sig_all = a->sig_all;
+	qp->sq.sig_all = a->sig_all;
 	qp->block_mcast_lb = a->create_flags & IBV_QP_CREATE_BLOCK_SELF_MCAST_LB;
 	if (a->ind_tbl != ~0u)
 		err = qp_setup_rss(ctx, qp, a);

@@ -11,7 +11,7 @@
 static int check_values(const struct emu_qp *qp, const struct emu_qp_mod_attrs *m)
 {
 	uint32_t mask = m->mask;
-	uint8_t port = (mask & IBV_QP_PORT) ? m->port_num : qp->port;
+	uint8_t port = (mask & IBV_QP_PORT) ? m->port_num : qp->attr.port;
 	const struct emu_port_attr *tables =
 		emu_port_attr(port >= 1 && port <= emu_cfg.ports ? port : 1);
 
@@ -62,51 +62,51 @@ static void apply_attrs(struct emu_qp *qp, const struct emu_qp_mod_attrs *m)
 	uint32_t mask = m->mask;
 
 	if (mask & IBV_QP_PORT)
-		qp->port = m->port_num;
+		qp->attr.port = m->port_num;
 	if (mask & IBV_QP_PKEY_INDEX)
-		qp->pkey_index = m->pkey_index;
+		qp->attr.pkey_index = m->pkey_index;
 	if (mask & IBV_QP_QKEY)
-		qp->qkey = m->qkey;
+		qp->attr.qkey = m->qkey;
 	if (mask & IBV_QP_ACCESS_FLAGS)
-		qp->access = m->qp_access_flags;
+		qp->attr.access = m->qp_access_flags;
 	if (mask & IBV_QP_AV)
-		qp->path = m->path;
+		qp->attr.path = m->path;
 	if (mask & IBV_QP_PATH_MTU)
-		qp->mtu = m->path_mtu;
+		qp->attr.mtu = m->path_mtu;
 	if (mask & IBV_QP_TIMEOUT)
-		qp->timeout = m->timeout;
+		qp->attr.timeout = m->timeout;
 	if (mask & IBV_QP_RETRY_CNT)
-		qp->retry_cnt = m->retry_cnt;
+		qp->attr.retry_cnt = m->retry_cnt;
 	if (mask & IBV_QP_RNR_RETRY)
-		qp->rnr_retry = m->rnr_retry;
+		qp->attr.rnr_retry = m->rnr_retry;
 	if (mask & IBV_QP_RQ_PSN)
-		qp->rq_psn = m->rq_psn;
+		qp->attr.rq_psn = m->rq_psn;
 	if (mask & IBV_QP_SQ_PSN)
-		qp->sq_psn = m->sq_psn;
+		qp->attr.sq_psn = m->sq_psn;
 	if (mask & IBV_QP_MAX_QP_RD_ATOMIC)
-		qp->max_rd_atomic = m->max_rd_atomic;
+		qp->attr.max_rd_atomic = m->max_rd_atomic;
 	if (mask & IBV_QP_MAX_DEST_RD_ATOMIC)
-		qp->max_dest_rd_atomic = m->max_dest_rd_atomic;
+		qp->attr.max_dest_rd_atomic = m->max_dest_rd_atomic;
 	if (mask & IBV_QP_MIN_RNR_TIMER)
-		qp->min_rnr_timer = m->min_rnr_timer;
+		qp->attr.min_rnr_timer = m->min_rnr_timer;
 	if (mask & IBV_QP_DEST_QPN)
-		qp->dest_qpn = m->dest_qp_num;
+		qp->attr.dest_qpn = m->dest_qp_num;
 	if (mask & IBV_QP_PATH_MIG_STATE)
-		qp->path_mig_state = m->path_mig_state;
+		qp->attr.path_mig_state = m->path_mig_state;
 	if (mask & IBV_QP_EN_SQD_ASYNC_NOTIFY)
-		qp->en_sqd = m->en_sqd_async_notify;
+		qp->attr.en_sqd = m->en_sqd_async_notify;
 }
 
 /* Back to RESET: the device's indices restart, as the program's do. */
 static void qp_reset(struct emu_qp *qp)
 {
-	qp->sq_pc = 0;
-	qp->rq_ci = 0;
-	qp->rq_head_cache = 0;
-	qp->rnr_tries = 0;
-	qp->bf_pending = false;
-	if (qp->srq == NULL && qp->rq_db)
-		*qp->rq_db = 0;
+	qp->sq.pc = 0;
+	qp->rq.ci = 0;
+	qp->rq.head_cache = 0;
+	qp->sq.rnr_tries = 0;
+	qp->bf.pending = false;
+	if (qp->srq == NULL && qp->rq.db)
+		*qp->rq.db = 0;
 }
 
 /* The asynchronous events a transition raises. */
@@ -115,7 +115,7 @@ static void qp_transition_events(struct emu_qp *qp, int cur, int next)
 	if (next == EMU_QPS_ERR && cur != EMU_QPS_ERR && qp->srq)
 		emu_async_event(qp->ctx, qp->user_handle,
 				IBV_EVENT_QP_LAST_WQE_REACHED, &qp->async_events);
-	if (next == EMU_QPS_SQD && cur == EMU_QPS_RTS && qp->en_sqd)
+	if (next == EMU_QPS_SQD && cur == EMU_QPS_RTS && qp->attr.en_sqd)
 		emu_async_event(qp->ctx, qp->user_handle, IBV_EVENT_SQ_DRAINED,
 				&qp->async_events);
 }
@@ -152,9 +152,9 @@ int emu_qp_modify(struct emu_qp *qp, const struct emu_qp_mod_attrs *m)
 	if (next != cur)
 		emu_rebuild_active_qps();
 	if (next == EMU_QPS_RESET)
-		qp->db_held = false;
-	if (next == EMU_QPS_RTS && qp->db_held) {
-		qp->db_held = false;
+		qp->sq.db_held = false;
+	if (next == EMU_QPS_RTS && qp->sq.db_held) {
+		qp->sq.db_held = false;
 		emu_qp_schedule(qp);
 	}
 	EMU_TRACE("modify_qp qpn 0x%x %d->%d mask 0x%x", qp->qpn, cur, next, mask);

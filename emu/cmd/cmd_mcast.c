@@ -24,7 +24,7 @@ static bool mlid_ok(const struct emu_qp *qp, uint16_t mlid)
 	bool eth;
 
 	if (qp->state >= EMU_QPS_INIT) {
-		eth = port_is_eth(qp->port);
+		eth = port_is_eth(qp->attr.port);
 	} else {
 		eth = false;
 		for (unsigned p = 1; p <= emu_cfg.ports; p++)
