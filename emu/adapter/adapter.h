@@ -190,6 +190,76 @@ struct emu_path {
 	uint8_t static_rate, is_global, port_num;
 };
 
+/* The send queue: its ring as libmlx4 laid it out, the device's index
+ * into it and the state of the WQE at that index. */
+struct emu_qp_sq {
+	uint32_t off, cnt, shift, spare;
+	uint32_t pc;		/* WQEBB counter of the next WQE to execute */
+	/* RNR retry state of the WQE at pc */
+	uint32_t rnr_tries;
+	uint64_t rnr_due_ns;
+	bool sig_all;
+	bool db_held;		/* a doorbell arrived while not in RTS */
+	/* capabilities reported at create */
+	uint32_t max_wr, max_sge, max_inline;
+};
+
+/* The receive queue (none on an SRQ): its ring, doorbell record and the
+ * device's index. */
+struct emu_qp_rq {
+	uint32_t off, cnt, shift, max_gs;
+	volatile uint32_t *db;
+	uint16_t ci;		/* receive WQEs consumed */
+	uint16_t head_cache;	/* last head read from the doorbell record */
+	/* capabilities reported at create */
+	uint32_t max_wr, max_sge;
+};
+
+/* What modify sets: the attributes and the primary path. */
+struct emu_qp_attr {
+	uint32_t qkey, rq_psn, sq_psn, dest_qpn, access;
+	uint16_t pkey_index;
+	uint8_t port, mtu, timeout, retry_cnt, rnr_retry, min_rnr_timer;
+	uint8_t max_rd_atomic, max_dest_rd_atomic, path_mig_state, en_sqd;
+	struct emu_path path;
+};
+
+/* An RSS QP's spread of received packets over WQs. */
+struct emu_qp_rss {
+	struct emu_ind_tbl *ind;
+	uint64_t hash_fields;
+	uint8_t key[40];
+};
+
+/* An XRC target QP: its domain, how many handles it has (xrc.c), and the
+ * XRC SRQ the request being executed names (emu_xrc_bind). */
+struct emu_qp_xrc {
+	struct emu_xrcd *xrcd;
+	uint32_t handles;
+	struct emu_srq *srq;
+};
+
+/* A BlueFlame post waiting for its ring slot to be readable. */
+struct emu_qp_bf {
+	uint8_t copy[512];
+	bool pending;
+	uint32_t counter;
+};
+
+/* Fault injection, statistics and what the debug reports said. */
+struct emu_qp_debug {
+	uint64_t wqes_done;
+	uint64_t fault_cqe_at;	/* 1-based WQE number, 0 = none */
+	uint8_t fault_syndrome;
+	uint64_t fault_err_after;
+	/* exactness: sq.pc + 1 of the held WQE last reported */
+	uint32_t held_reported;
+	/* a valid WQE seen with no doorbell: where and since when */
+	uint32_t nodb_pc;
+	uint64_t nodb_since_ns;
+	bool nodb_reported;
+};
+
 struct emu_qp {
 	bool used;
 	bool is_wq;		/* receive work queue (ibv_wq) */
@@ -202,59 +272,22 @@ struct emu_qp {
 	uint32_t pdn;
 	struct emu_cq *scq, *rcq;
 	struct emu_srq *srq;
-	/* ring geometry, as libmlx4 computed it */
-	uint8_t *buf;
-	uint32_t sq_off, sq_cnt, sq_shift, sq_spare;
-	uint32_t rq_off, rq_cnt, rq_shift, rq_max_gs;
-	volatile uint32_t *rq_db;
-	/* device-side indices */
-	uint32_t sq_pc;		/* WQEBB counter of the next WQE to execute */
-	uint16_t rq_ci;		/* receive WQEs consumed */
-	uint16_t rq_head_cache;	/* last head read from the doorbell record */
-	bool sig_all;
+	uint8_t *buf;		/* both rings, at sq.off and rq.off */
 	bool block_mcast_lb;	/* IBV_QP_CREATE_BLOCK_SELF_MCAST_LB */
-	/* capabilities reported at create */
-	uint32_t max_send_wr, max_recv_wr, max_send_sge, max_recv_sge, max_inline;
-	/* attributes */
-	uint32_t qkey, rq_psn, sq_psn, dest_qpn, access;
-	uint16_t pkey_index;
-	uint8_t port, mtu, timeout, retry_cnt, rnr_retry, min_rnr_timer;
-	uint8_t max_rd_atomic, max_dest_rd_atomic, path_mig_state, en_sqd;
-	struct emu_path path;
-	/* RNR retry state of the WQE at sq_pc */
-	uint32_t rnr_tries;
-	uint64_t rnr_due_ns;
-	/* fault injection and statistics */
-	uint64_t wqes_done;
-	uint64_t fault_cqe_at;	/* 1-based WQE number, 0 = none */
-	uint8_t fault_syndrome;
-	uint64_t fault_err_after;
 	uint32_t async_events;
-	/* RSS */
-	struct emu_ind_tbl *ind;
-	uint64_t hash_fields;
-	uint8_t hash_key[40];
-	/* XRC target: its domain, how many handles it has (xrc.c), and the
-	 * XRC SRQ the request being executed names (emu_xrc_bind) */
-	struct emu_xrcd *xrcd;
-	uint32_t xrc_handles;
-	struct emu_srq *xrc_srq;
+	/* the program unmapped this QP's rings (the device no longer
+	 * touches them) */
+	bool lost;
 	/* flow steering rules steering to this QP */
 	uint32_t nflows;
 	uint16_t wqn_range;	/* WQ: 1 + slot of its WQN range */
-	/* BlueFlame post waiting for its ring slot to be readable */
-	uint8_t bf_copy[512];
-	bool bf_pending;
-	uint32_t bf_counter;
-	/* exactness: sq_pc + 1 of the held WQE last reported; the program
-	 * unmapped this QP's rings (the device no longer touches them) */
-	uint32_t held_reported;
-	bool db_held;		/* a doorbell arrived while not in RTS */
-	bool lost;
-	/* a valid WQE seen with no doorbell: where and since when (debug) */
-	uint32_t nodb_pc;
-	uint64_t nodb_since_ns;
-	bool nodb_reported;
+	struct emu_qp_sq sq;
+	struct emu_qp_rq rq;
+	struct emu_qp_attr attr;
+	struct emu_qp_rss rss;
+	struct emu_qp_xrc xrc;
+	struct emu_qp_bf bf;
+	struct emu_qp_debug debug;
 	/* RC/UC state of a QP whose path leads to another adapter (owned
 	 * by the transport; NULL otherwise) */
 	struct emu_conn *conn;

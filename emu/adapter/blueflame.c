@@ -36,17 +36,17 @@ void emu_ctx_poll_bf(struct emu_ctx *ctx)
 			memcpy(ctx->bf_last[h], head, 16);
 			continue;
 		}
-		if (counter == (qp->sq_pc & 0xffff) && !emu_sq_slot_valid(qp, qp->sq_pc) &&
-		    (w0 >> 31) == ((qp->sq_pc & qp->sq_cnt) ? 1u : 0u)) {
-			memcpy(qp->bf_copy, bf, size);
+		if (counter == (qp->sq.pc & 0xffff) && !emu_sq_slot_valid(qp, qp->sq.pc) &&
+		    (w0 >> 31) == ((qp->sq.pc & qp->sq.cnt) ? 1u : 0u)) {
+			memcpy(qp->bf.copy, bf, size);
 			memcpy(again, bf, 16);
-			if (memcmp(again, head, 16) || memcmp(qp->bf_copy, bf, size))
+			if (memcmp(again, head, 16) || memcmp(qp->bf.copy, bf, size))
 				continue;	/* still being written */
-			qp->bf_pending = true;
-			qp->bf_counter = counter;
+			qp->bf.pending = true;
+			qp->bf.counter = counter;
 			memcpy(ctx->bf_last[h], head, 16);
 			EMU_CTR_INC(bf_wqes);
-		} else if (((qp->sq_pc - counter) & 0xffff) < 0x8000) {
+		} else if (((qp->sq.pc - counter) & 0xffff) < 0x8000) {
 			/* the same WQE is (or was) executed from the ring */
 			memcpy(ctx->bf_last[h], head, 16);
 			EMU_CTR_INC(bf_wqes);

@@ -224,16 +224,16 @@ void emu_engine_drain(void)
 
 /* ---- forgotten doorbells (debug) ---- */
 
-/* Valid WQEs from sq_pc on: their count and the counter after them. */
+/* Valid WQEs from sq.pc on: their count and the counter after them. */
 static unsigned valid_run(const struct emu_qp *qp, uint32_t *end)
 {
-	uint32_t n = qp->sq_pc;
+	uint32_t n = qp->sq.pc;
 	unsigned k = 0;
 
-	while (k < qp->sq_cnt && emu_sq_slot_valid(qp, n)) {
+	while (k < qp->sq.cnt && emu_sq_slot_valid(qp, n)) {
 		uint32_t ds = emu_sq_slot(qp, n)[7] & 0x3f;
-		uint32_t nbb = ds * 16 > (1u << qp->sq_shift) ?
-			       (ds * 16 + (1u << qp->sq_shift) - 1) >> qp->sq_shift : 1;
+		uint32_t nbb = ds * 16 > (1u << qp->sq.shift) ?
+			       (ds * 16 + (1u << qp->sq.shift) - 1) >> qp->sq.shift : 1;
 
 		n += nbb;
 		k++;
@@ -253,21 +253,21 @@ static void check_no_doorbell(struct emu_qp *qp, uint64_t now)
 	k = valid_run(qp, &end);
 	emu_guard_leave(&g);
 	if (!k) {
-		qp->nodb_since_ns = 0;
+		qp->debug.nodb_since_ns = 0;
 		return;
 	}
-	if (!qp->nodb_since_ns || qp->nodb_pc != qp->sq_pc) {
-		qp->nodb_pc = qp->sq_pc;
-		qp->nodb_since_ns = now;
-		qp->nodb_reported = false;
+	if (!qp->debug.nodb_since_ns || qp->debug.nodb_pc != qp->sq.pc) {
+		qp->debug.nodb_pc = qp->sq.pc;
+		qp->debug.nodb_since_ns = now;
+		qp->debug.nodb_reported = false;
 		return;
 	}
-	if (qp->nodb_reported || now - qp->nodb_since_ns < NODB_NS)
+	if (qp->debug.nodb_reported || now - qp->debug.nodb_since_ns < NODB_NS)
 		return;
-	qp->nodb_reported = true;
+	qp->debug.nodb_reported = true;
 	emu_trace("QPN 0x%x: %u valid send WQE(s) at WQEBB counter 0x%x, producer count 0x%x, "
-		  "not executed for %llu ms: no doorbell", qp->qpn, k, qp->sq_pc & 0xffff,
-		  end & 0xffff, (unsigned long long)((now - qp->nodb_since_ns) / 1000000));
+		  "not executed for %llu ms: no doorbell", qp->qpn, k, qp->sq.pc & 0xffff,
+		  end & 0xffff, (unsigned long long)((now - qp->debug.nodb_since_ns) / 1000000));
 }
 
 static void scan_no_doorbell(uint64_t now)
@@ -525,6 +525,25 @@ void emu_engine_kick(void)
 		atomic_compare_exchange_strong(&kicked_asleep_ns, &none, emu_now_ns());
 		(void)!emu_real_write(emu_dev.wake_fd, &one, sizeof(one));
 	}
+}
+
+void emu_engine_pause(void)
+{
+	/* taking the lock waits for the pass in progress */
+	pthread_mutex_lock(&emu_dev.lock);
+	atomic_store(&emu_dev.paused, true);
+	pthread_mutex_unlock(&emu_dev.lock);
+}
+
+void emu_engine_resume(void)
+{
+	atomic_store(&emu_dev.paused, false);
+	emu_engine_kick();
+}
+
+void emu_engine_lists_changed(void)
+{
+	__atomic_store_n(&emu_dev.active_dirty, true, __ATOMIC_RELEASE);
 }
 
 static void engine_stop(void)

@@ -68,6 +68,13 @@ void emu_engine_init(void);
 int emu_engine_start(void);
 /* Wakes the engine from an idle wait; async-signal-safe. */
 void emu_engine_kick(void);
+/* Stops the engine after the pass in progress (emu_engine_pause returns
+ * once it ended) and lets it run again. */
+void emu_engine_pause(void);
+void emu_engine_resume(void);
+/* A context fell back to polled doorbells: the engine recomputes what it
+ * serves on its next pass.  Any lock state; async-signal-safe. */
+void emu_engine_lists_changed(void);
 /* Recomputes the queues and CQs the engine serves (emu_dev.lock held). */
 void emu_rebuild_active(void);
 /* The QP part of it alone (a QP or WQ was created, destroyed or moved). */

@@ -295,7 +295,7 @@ static uint32_t rss_hash(const struct emu_qp *qp, const uint8_t *f, uint32_t len
 	uint8_t in[36];
 	uint32_t n = 0;
 	struct l3l4 p;
-	uint64_t m = qp->hash_fields;
+	uint64_t m = qp->rss.hash_fields;
 
 	parse(f, len, &p);
 	if (p.ipver == 4) {
@@ -332,7 +332,7 @@ static uint32_t rss_hash(const struct emu_qp *qp, const uint8_t *f, uint32_t len
 			n += 2;
 		}
 	}
-	return n ? toeplitz(qp->hash_key, in, n) : 0;
+	return n ? toeplitz(qp->rss.key, in, n) : 0;
 }
 
 /* The fields the flow rules look at. */
@@ -380,7 +380,7 @@ static void deliver_to(struct emu_qp *rx, const struct rx_frame *fr, uint32_t ha
 	int syn;
 
 	if (!emu_rq_take(rx, &w)) {
-		emu_port_count_no_wqe(rx->port ? rx->port : 1);
+		emu_port_count_no_wqe(rx->attr.port ? rx->attr.port : 1);
 		return;
 	}
 	emu_gather_add(&g, fr->f, fr->len);
@@ -416,8 +416,8 @@ static void deliver_qp(struct emu_qp *rx, void *arg)
 		return;
 	if (rx->is_rss) {
 		uint32_t hash = rss_hash(rx, fr->f, fr->len);
-		uint32_t size = 1u << rx->ind->log_size;
-		struct emu_qp *wq = emu_qp_by_qpn(rx->ind->wqn[hash & (size - 1)]);
+		uint32_t size = 1u << rx->rss.ind->log_size;
+		struct emu_qp *wq = emu_qp_by_qpn(rx->rss.ind->wqn[hash & (size - 1)]);
 
 		if (wq && wq->is_wq && wq->state == EMU_QPS_RTR)
 			deliver_to(wq, fr, hash);
@@ -438,7 +438,7 @@ static void deliver_unsteered(const struct emu_qp *tx, unsigned port, struct rx_
 	for (uint32_t i = 0; i < emu_dev.qp_end; i++) {
 		struct emu_qp *rx = emu_dev.qp_tab[i];
 
-		if (rx && rx->used && rx != tx && !rx->nflows && rx->port == port)
+		if (rx && rx->used && rx != tx && !rx->nflows && rx->attr.port == port)
 			deliver_qp(rx, fr);
 	}
 }
@@ -469,20 +469,20 @@ static void arrive(unsigned port, unsigned tx_port, const struct emu_qp *tx,
 
 static void deliver(struct emu_qp *tx, const uint8_t *f, uint32_t len)
 {
-	unsigned port = emu_port_peer(tx->port);
+	unsigned port = emu_port_peer(tx->attr.port);
 
 	if (len < 14)
 		return;
-	if (!emu_port_link_up(tx->port) || !emu_port_link_up(port)) {
-		emu_port_count_link_down(tx->port);
-		EMU_TRACE("port %u: frame of QPN 0x%x lost, link down", tx->port, tx->qpn);
+	if (!emu_port_link_up(tx->attr.port) || !emu_port_link_up(port)) {
+		emu_port_count_link_down(tx->attr.port);
+		EMU_TRACE("port %u: frame of QPN 0x%x lost, link down", tx->attr.port, tx->qpn);
 		return;
 	}
 	/* a cabled port's frames go down the cable, the others' to the wire
 	 * as well as to the port's own QPs (the adapter's loopback) */
-	if (port == tx->port && emu_remote && emu_remote->eth_send)
+	if (port == tx->attr.port && emu_remote && emu_remote->eth_send)
 		emu_remote->eth_send(port, f, len);
-	arrive(port, tx->port, tx, f, len);
+	arrive(port, tx->attr.port, tx, f, len);
 }
 
 void emu_eth_receive(unsigned port, const uint8_t *f, uint32_t len)

@@ -70,7 +70,7 @@ static bool ind_tbl_in_use(const struct emu_ind_tbl *t)
 {
 	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
 		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
-		    emu_dev.qp_tab[i]->ind == t)
+		    emu_dev.qp_tab[i]->rss.ind == t)
 			return true;
 	return false;
 }

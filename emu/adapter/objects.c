@@ -8,12 +8,11 @@
 #include "adapter/engine.h"
 #include "adapter/events.h"
 #include "adapter/ind_tbl.h"
-#include "adapter/mcast.h"
 #include "adapter/mr.h"
 #include "adapter/pd.h"
 #include "adapter/objects.h"
+#include "adapter/qp.h"
 #include "adapter/qpn.h"
-#include "adapter/remote.h"
 #include "adapter/srq.h"
 #include "adapter/xrc.h"
 
@@ -51,13 +50,7 @@ void emu_objects_release_ctx(struct emu_ctx *ctx)
 	emu_qpn_release_ctx(ctx);
 	/* shared XRC target QPs stay while another context holds a handle */
 	emu_xrc_release_ctx(ctx);
-	for (uint32_t i = 0; i < emu_dev.qp_end; i++)
-		if (emu_dev.qp_tab[i] && emu_dev.qp_tab[i]->used &&
-		    emu_dev.qp_tab[i]->ctx == ctx) {
-			emu_mcast_detach_all(i);
-			emu_remote_qp_destroyed(emu_dev.qp_tab[i]);
-			emu_dev.qp_tab[i]->used = false;
-		}
+	emu_qp_release_ctx(ctx);
 	emu_ind_tbl_release_ctx(ctx);
 	emu_srq_release_ctx(ctx);
 	emu_cq_release_ctx(ctx);

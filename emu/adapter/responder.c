@@ -40,8 +40,8 @@ void emu_recv_error_cqe(const struct emu_rwqe *w, uint8_t syndrome)
 
 uint16_t emu_sl_field(const struct emu_qp *d, uint8_t sl)
 {
-	bool eth = d->port >= 1 && d->port <= emu_cfg.ports &&
-		   emu_cfg.link_layer[d->port - 1] == EMU_LL_ETH;
+	bool eth = d->attr.port >= 1 && d->attr.port <= emu_cfg.ports &&
+		   emu_cfg.link_layer[d->attr.port - 1] == EMU_LL_ETH;
 
 	return (uint16_t)(eth ? (sl & 7) << 13 : (sl & 15) << 12);
 }

@@ -34,12 +34,12 @@ static uint32_t emu_rq_pending(struct emu_qp *qp)
 
 	if (qp->srq)
 		return srq_pending(qp->srq);
-	if (!qp->rq_cnt || !qp->rq_db)
+	if (!qp->rq.cnt || !qp->rq.db)
 		return 0;
-	n = (uint16_t)(qp->rq_head_cache - qp->rq_ci);
+	n = (uint16_t)(qp->rq.head_cache - qp->rq.ci);
 	if (!n) {
-		qp->rq_head_cache = (uint16_t)ld_be32((const void *)qp->rq_db);
-		n = (uint16_t)(qp->rq_head_cache - qp->rq_ci);
+		qp->rq.head_cache = (uint16_t)ld_be32((const void *)qp->rq.db);
+		n = (uint16_t)(qp->rq.head_cache - qp->rq.ci);
 	}
 	return n;
 }
@@ -88,7 +88,7 @@ void emu_rq_undo_last(void)
 		undo.srq->next = undo.srq_next;
 		undo.srq->consumed = undo.srq_consumed;
 	} else {
-		undo.qp->rq_ci = undo.rq_ci;
+		undo.qp->rq.ci = undo.rq_ci;
 	}
 	undo.qp = NULL;
 }
@@ -133,7 +133,7 @@ static int rq_take(struct emu_qp *qp, struct emu_srq *srq, struct emu_rwqe *w)
 
 	undo.qp = qp;
 	undo.srq = srq;
-	undo.rq_ci = qp->rq_ci;
+	undo.rq_ci = qp->rq.ci;
 	if (srq) {
 		undo.srq_next = srq->next;
 		undo.srq_consumed = srq->consumed;
@@ -143,13 +143,13 @@ static int rq_take(struct emu_qp *qp, struct emu_srq *srq, struct emu_rwqe *w)
 		if (!emu_rq_pending(qp))
 			return 0;
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		wqe = qp->buf + qp->rq_off +
-		      ((size_t)(qp->rq_ci & (qp->rq_cnt - 1)) << qp->rq_shift);
-		w->wqe_index = qp->rq_ci;
+		wqe = qp->buf + qp->rq.off +
+		      ((size_t)(qp->rq.ci & (qp->rq.cnt - 1)) << qp->rq.shift);
+		w->wqe_index = qp->rq.ci;
 		w->sge = wqe;
-		w->nsge = count_sges(wqe, qp->rq_max_gs);
+		w->nsge = count_sges(wqe, qp->rq.max_gs);
 		w->pdn = qp->pdn;
-		qp->rq_ci++;
+		qp->rq.ci++;
 	}
 	w->qp = qp;
 	/* an XRC SRQ completes on its own CQ and names itself in the CQE */
@@ -181,7 +181,7 @@ static int rq_take_guarded(struct emu_qp *qp, struct emu_srq *srq,
 int emu_rq_take(struct emu_qp *qp, struct emu_rwqe *w)
 {
 	/* an XRC target receives on the SRQ its current request names */
-	return rq_take_guarded(qp, qp->xrc_srq ? qp->xrc_srq : qp->srq, w);
+	return rq_take_guarded(qp, qp->xrc.srq ? qp->xrc.srq : qp->srq, w);
 }
 
 int emu_scatter_segs(uint32_t pdn, const uint8_t *segs, uint32_t nsegs,

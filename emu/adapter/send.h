@@ -48,7 +48,7 @@ void emu_send_execute(struct send_op *op, uint64_t *now_ns);
 
 static inline uint8_t *emu_sq_slot(const struct emu_qp *qp, uint32_t n)
 {
-	return qp->buf + qp->sq_off + ((size_t)(n & (qp->sq_cnt - 1)) << qp->sq_shift);
+	return qp->buf + qp->sq.off + ((size_t)(n & (qp->sq.cnt - 1)) << qp->sq.shift);
 }
 
 /* The WQE at counter n is the device's (owner bit of its first word). */
@@ -57,7 +57,7 @@ static inline bool emu_sq_slot_valid(const struct emu_qp *qp, uint32_t n)
 	uint32_t w0 = be32toh(__atomic_load_n((uint32_t *)emu_sq_slot(qp, n),
 					      __ATOMIC_ACQUIRE));
 
-	return (w0 >> 31) == ((n & qp->sq_cnt) ? 1u : 0u);
+	return (w0 >> 31) == ((n & qp->sq.cnt) ? 1u : 0u);
 }
 
 #endif

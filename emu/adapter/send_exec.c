@@ -29,10 +29,10 @@ static const uint32_t rnr_timer_us[32] = {
 
 bool emu_qp_remote_addr(const struct emu_qp *qp, uint32_t *addr)
 {
-	unsigned port = qp->path.port_num ? qp->path.port_num : (qp->port ? qp->port : 1);
+	unsigned port = qp->attr.path.port_num ? qp->attr.path.port_num : (qp->attr.port ? qp->attr.port : 1);
 	bool eth = port <= emu_cfg.ports && emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
-	bool ok = eth ? emu_gid_to_addr(qp->path.dgid, addr) :
-		  emu_lid_to_addr(port, qp->path.dlid, addr);
+	bool ok = eth ? emu_gid_to_addr(qp->attr.path.dgid, addr) :
+		  emu_lid_to_addr(port, qp->attr.path.dlid, addr);
 
 	return ok && !emu_addr_is_self(*addr);
 }
@@ -54,7 +54,7 @@ static bool reliable(const struct emu_qp *qp)
 /* RC/UC/XRC peer; NULL when there is none the packets could reach. */
 static struct emu_qp *connected_peer(struct emu_qp *qp)
 {
-	struct emu_qp *d = path_is_remote(qp) ? NULL : emu_qp_by_dest_qpn(qp->dest_qpn);
+	struct emu_qp *d = path_is_remote(qp) ? NULL : emu_qp_by_dest_qpn(qp->attr.dest_qpn);
 	uint8_t peer_type = qp->type == EMU_QPT_XRC_INI ? EMU_QPT_XRC_TGT : qp->type;
 
 	if (!d || d->is_wq || d->is_rss || d->type != peer_type || !emu_qp_can_receive(d))
@@ -101,21 +101,21 @@ static struct emu_qp *responder(struct send_op *op)
 static void rnr_nak(struct send_op *op, struct emu_qp *d, uint64_t *now_ns)
 {
 	struct emu_qp *qp = op->qp;
-	uint64_t wait_us = rnr_timer_us[d->min_rnr_timer & 31];
+	uint64_t wait_us = rnr_timer_us[d->attr.min_rnr_timer & 31];
 
 	EMU_CTR_INC(rnr_naks);
-	if (qp->rnr_retry != 7 && qp->rnr_tries >= qp->rnr_retry) {
+	if (qp->attr.rnr_retry != 7 && qp->sq.rnr_tries >= qp->attr.rnr_retry) {
 		op->syndrome = EMU_SYN_RNR_RETRY_EXC;
 		EMU_TRACE("QPN 0x%x WQE 0x%04x: RNR retries exhausted (%u)", qp->qpn,
-			  op->index, qp->rnr_retry);
+			  op->index, qp->attr.rnr_retry);
 		return;
 	}
-	qp->rnr_tries++;
+	qp->sq.rnr_tries++;
 	if (wait_us > emu_cfg.rnr_cap_us)
 		wait_us = emu_cfg.rnr_cap_us;
 	if (!*now_ns)
 		*now_ns = emu_now_ns();
-	qp->rnr_due_ns = *now_ns + wait_us * 1000;
+	qp->sq.rnr_due_ns = *now_ns + wait_us * 1000;
 	op->stall = true;
 }
 
@@ -137,7 +137,7 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 			rnr_nak(op, d, now_ns);
 		return;
 	}
-	qp->rnr_tries = 0;
+	qp->sq.rnr_tries = 0;
 	syn = emu_scatter(&w, g);
 	if (syn) {
 		emu_recv_error_cqe(&w, (uint8_t)syn);
@@ -151,7 +151,7 @@ static void exec_send_rc_uc(struct send_op *op, const struct emu_gather *g,
 	if (op->opcode == EMU_OP_SEND_INVAL)
 		emu_invalidate_rkey(d, be32toh(op->imm_raw));
 	emu_recv_cqe(&w, ropc, op->opcode == EMU_OP_SEND ? 0 : op->imm_raw, g->total,
-		 qp->qpn, 0, emu_sl_field(d, qp->path.sl), emu_port_lid(qp->port), 0,
+		 qp->qpn, 0, emu_sl_field(d, qp->attr.path.sl), emu_port_lid(qp->attr.port), 0,
 		 op->srcrb & EMU_CTRL_SOLICIT);
 }
 
@@ -175,7 +175,7 @@ static uint8_t *remote_map(struct send_op *op, struct emu_qp *d, uint32_t rkey,
 
 static bool qp_allows(struct send_op *op, struct emu_qp *d, uint32_t flag)
 {
-	if (d->access & flag)
+	if (d->attr.access & flag)
 		return true;
 	if (reliable(op->qp)) {
 		op->syndrome = EMU_SYN_REMOTE_INVAL_REQ;
@@ -209,14 +209,14 @@ static void exec_write(struct send_op *op, const struct emu_gather *g,
 			rnr_nak(op, d, now_ns);
 		return;
 	}
-	qp->rnr_tries = 0;
+	qp->sq.rnr_tries = 0;
 	for (uint32_t i = 0; i < g->n; i++) {
 		memcpy(dst, g->c[i].p, g->c[i].len);
 		dst += g->c[i].len;
 	}
 	if (op->opcode == EMU_OP_RDMA_WRITE_IMM)
 		emu_recv_cqe(&w, EMU_RECV_RDMA_WRITE_IMM, op->imm_raw, g->total, qp->qpn, 0,
-			 emu_sl_field(d, qp->path.sl), emu_port_lid(qp->port), 0,
+			 emu_sl_field(d, qp->attr.path.sl), emu_port_lid(qp->attr.port), 0,
 			 op->srcrb & EMU_CTRL_SOLICIT);
 }
 

@@ -23,7 +23,7 @@ void emu_qp_set_error(struct emu_qp *qp)
 	if (qp->state == EMU_QPS_ERR)
 		return;
 	qp->state = EMU_QPS_ERR;
-	qp->rnr_tries = 0;
+	qp->sq.rnr_tries = 0;
 	EMU_TRACE("QPN 0x%x moved to the error state", qp->qpn);
 	/* the flushes run on the next passes, where error QPs are polled */
 	emu_dev.active_dirty = true;
@@ -37,12 +37,12 @@ void emu_qp_set_error(struct emu_qp *qp)
 static uint32_t copy_wqe(const struct emu_qp *qp, uint32_t n, uint8_t *dst,
 			 uint32_t *nbb)
 {
-	uint32_t stride = 1u << qp->sq_shift;
+	uint32_t stride = 1u << qp->sq.shift;
 	uint32_t ds = emu_sq_slot(qp, n)[7] & 0x3f;
 	uint32_t size = ds * 16, done = 0;
 
-	*nbb = size > stride ? (size + stride - 1) >> qp->sq_shift : 1;
-	if (*nbb > qp->sq_cnt) {
+	*nbb = size > stride ? (size + stride - 1) >> qp->sq.shift : 1;
+	if (*nbb > qp->sq.cnt) {
 		*nbb = 1;
 		size = stride;
 	}
@@ -63,12 +63,12 @@ static bool beyond_headroom(const struct emu_qp *qp, uint32_t n)
 	const uint8_t *s;
 	uint32_t w0;
 
-	if (qp->sq_cnt <= qp->sq_spare)
+	if (qp->sq.cnt <= qp->sq.spare)
 		return false;
-	far = n + qp->sq_cnt - qp->sq_spare;
+	far = n + qp->sq.cnt - qp->sq.spare;
 	s = emu_sq_slot(qp, far);
 	w0 = ld_be32(s);
-	return w0 != 0xffffffffu && (w0 >> 31) == ((far & qp->sq_cnt) ? 1u : 0u) &&
+	return w0 != 0xffffffffu && (w0 >> 31) == ((far & qp->sq.cnt) ? 1u : 0u) &&
 	       (s[7] & 0x3f) && emu_send_opcode_ok(qp->type, w0 & 0x1f);
 }
 
@@ -122,7 +122,7 @@ static int flush_rq(struct emu_qp *qp)
 	struct emu_rwqe w;
 	int n = 0;
 
-	if (qp->srq || !qp->rq_cnt || !qp->rcq)
+	if (qp->srq || !qp->rq.cnt || !qp->rcq)
 		return 0;
 	while (n < 64 && emu_rq_take(qp, &w)) {
 		emu_cqe_write_error(w.cq, qp->qpn, false, w.wqe_index,
@@ -136,14 +136,14 @@ static int flush_sq(struct emu_qp *qp, int budget)
 {
 	int n = 0;
 
-	while (n < budget && emu_sq_slot_valid(qp, qp->sq_pc)) {
-		uint32_t ds = emu_sq_slot(qp, qp->sq_pc)[7] & 0x3f;
-		uint32_t stride = 1u << qp->sq_shift;
+	while (n < budget && emu_sq_slot_valid(qp, qp->sq.pc)) {
+		uint32_t ds = emu_sq_slot(qp, qp->sq.pc)[7] & 0x3f;
+		uint32_t stride = 1u << qp->sq.shift;
 		uint32_t nbb = ds * 16 > stride ? (ds * 16 + stride - 1) / stride : 1;
 
-		emu_cqe_write_error(qp->scq, qp->qpn, true, (uint16_t)qp->sq_pc,
+		emu_cqe_write_error(qp->scq, qp->qpn, true, (uint16_t)qp->sq.pc,
 				    EMU_SYN_WR_FLUSH, 0);
-		qp->sq_pc += nbb;
+		qp->sq.pc += nbb;
 		n++;
 	}
 	return n;
@@ -155,28 +155,28 @@ static int flush_sq(struct emu_qp *qp, int budget)
  * post still being written (try again). */
 static int next_wqe(struct emu_qp *qp, struct send_op *op, uint8_t *wbuf, uint32_t *nbb)
 {
-	uint32_t lap = (qp->sq_pc & qp->sq_cnt) ? 1u : 0u;
+	uint32_t lap = (qp->sq.pc & qp->sq.cnt) ? 1u : 0u;
 	int size;
 
-	if (emu_sq_slot_valid(qp, qp->sq_pc)) {
-		op->size = copy_wqe(qp, qp->sq_pc, wbuf, nbb);
+	if (emu_sq_slot_valid(qp, qp->sq.pc)) {
+		op->size = copy_wqe(qp, qp->sq.pc, wbuf, nbb);
 		return 1;
 	}
 	if (emu_doorbells_trapped(qp->ctx)) {
-		size = emu_db_bf_take(qp->ctx, qp->qpn, (uint16_t)qp->sq_pc, wbuf);
+		size = emu_db_bf_take(qp->ctx, qp->qpn, (uint16_t)qp->sq.pc, wbuf);
 		if (size <= 0 || (ld_be32(wbuf) >> 31) != lap)
 			return size < 0 ? -1 : 0;
 		op->size = (uint32_t)size;
 	} else {
-		if (!qp->bf_pending || qp->bf_counter != (qp->sq_pc & 0xffff))
+		if (!qp->bf.pending || qp->bf.counter != (qp->sq.pc & 0xffff))
 			return 0;
-		op->size = (qp->bf_copy[7] & 0x3f) * 16;
-		memcpy(wbuf, qp->bf_copy, sizeof(qp->bf_copy));
-		qp->bf_pending = false;
+		op->size = (qp->bf.copy[7] & 0x3f) * 16;
+		memcpy(wbuf, qp->bf.copy, sizeof(qp->bf.copy));
+		qp->bf.pending = false;
 	}
 	op->from_bf = true;
 	/* the WQE still owns the WQEBBs its size covers */
-	*nbb = (op->size + (1u << qp->sq_shift) - 1) >> qp->sq_shift;
+	*nbb = (op->size + (1u << qp->sq.shift) - 1) >> qp->sq.shift;
 	if (!*nbb)
 		*nbb = 1;
 	return 1;
@@ -191,25 +191,25 @@ static const char *const state_name[] = {
  * WQE with debug on. */
 static void report_held(struct emu_qp *qp)
 {
-	if (!emu_cfg.debug || qp->held_reported == qp->sq_pc + 1 ||
-	    !emu_sq_slot_valid(qp, qp->sq_pc))
+	if (!emu_cfg.debug || qp->debug.held_reported == qp->sq.pc + 1 ||
+	    !emu_sq_slot_valid(qp, qp->sq.pc))
 		return;
-	qp->held_reported = qp->sq_pc + 1;
+	qp->debug.held_reported = qp->sq.pc + 1;
 	emu_trace("QPN 0x%x: send WQE 0x%04x held: the QP is in %s, sends run in RTS",
-		  qp->qpn, qp->sq_pc & 0xffff, state_name[qp->state]);
+		  qp->qpn, qp->sq.pc & 0xffff, state_name[qp->state]);
 }
 
 static void check_wqe(struct emu_qp *qp, struct send_op *op)
 {
-	if (qp->fault_cqe_at && qp->wqes_done + 1 == qp->fault_cqe_at) {
-		op->syndrome = qp->fault_syndrome;
+	if (qp->debug.fault_cqe_at && qp->debug.wqes_done + 1 == qp->debug.fault_cqe_at) {
+		op->syndrome = qp->debug.fault_syndrome;
 		op->vendor = EMU_VSYN_FAULT;
-		qp->fault_cqe_at = 0;
+		qp->debug.fault_cqe_at = 0;
 		EMU_TRACE("QPN 0x%x WQE 0x%04x: injected error CQE, syndrome 0x%02x",
 			  qp->qpn, op->index, op->syndrome);
 	} else if (!op->size) {
 		emu_send_strict_fail(op, EMU_VSYN_DS_ZERO, "WQE with ds 0");
-	} else if (!op->from_bf && beyond_headroom(qp, qp->sq_pc)) {
+	} else if (!op->from_bf && beyond_headroom(qp, qp->sq.pc)) {
 		emu_send_strict_fail(op, EMU_VSYN_BEYOND_HEADROOM,
 			    "WQE posted beyond the free slots (SQ headroom used)");
 	} else {
@@ -220,11 +220,11 @@ static void check_wqe(struct emu_qp *qp, struct send_op *op)
 static void wqe_done(struct emu_qp *qp, struct send_op *op, uint32_t nbb)
 {
 	complete(op);
-	qp->sq_pc += nbb;
-	qp->wqes_done++;
+	qp->sq.pc += nbb;
+	qp->debug.wqes_done++;
 	EMU_CTR_INC(wqes);
-	if (qp->fault_err_after && qp->wqes_done >= qp->fault_err_after) {
-		qp->fault_err_after = 0;
+	if (qp->debug.fault_err_after && qp->debug.wqes_done >= qp->debug.fault_err_after) {
+		qp->debug.fault_err_after = 0;
 		EMU_TRACE("QPN 0x%x: injected move to the error state", qp->qpn);
 		emu_qp_set_error(qp);
 	}
@@ -252,7 +252,7 @@ static void sq_run(struct sq_run *r)
 	if (qp->is_wq || !qp->scq)
 		return;
 	if (qp->state == EMU_QPS_ERR || qp->state == EMU_QPS_SQE) {
-		/* WQEs the transport holds are older than those at sq_pc */
+		/* WQEs the transport holds are older than those at sq.pc */
 		if (qp->conn && emu_remote)
 			r->work += emu_remote->sq_flush(qp);
 		r->work += flush_sq(qp, r->budget);
@@ -260,14 +260,14 @@ static void sq_run(struct sq_run *r)
 	}
 	if (qp->state != EMU_QPS_RTS) {
 		/* rung (or polled) while not in RTS: served again on RTS */
-		qp->db_held = true;
+		qp->sq.db_held = true;
 		report_held(qp);
 		return;
 	}
-	if (qp->rnr_tries) {
+	if (qp->sq.rnr_tries) {
 		if (!*r->now_ns)
 			*r->now_ns = emu_now_ns();
-		if (*r->now_ns < qp->rnr_due_ns) {
+		if (*r->now_ns < qp->sq.rnr_due_ns) {
 			(*r->pending)++;
 			return;
 		}
@@ -278,7 +278,7 @@ static void sq_run(struct sq_run *r)
 		memset(op, 0, sizeof(*op));
 		op->qp = qp;
 		op->w = r->wbuf;
-		op->index = (uint16_t)qp->sq_pc;
+		op->index = (uint16_t)qp->sq.pc;
 		r->nbb = 1;
 		got = next_wqe(qp, op, r->wbuf, &r->nbb);
 		if (got <= 0) {
@@ -310,9 +310,9 @@ static void sq_run(struct sq_run *r)
 /* Which of the QP's own rings the address is in. */
 static bool in_own_sq(const struct emu_qp *qp, const void *addr)
 {
-	const uint8_t *a = addr, *sq = qp->buf + qp->sq_off;
+	const uint8_t *a = addr, *sq = qp->buf + qp->sq.off;
 
-	return a >= sq && a < sq + ((size_t)qp->sq_cnt << qp->sq_shift);
+	return a >= sq && a < sq + ((size_t)qp->sq.cnt << qp->sq.shift);
 }
 
 /*

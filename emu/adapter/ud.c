@@ -78,7 +78,7 @@ static void put_grh(uint8_t *grh, const struct emu_ud_msg *m, uint64_t len)
 
 enum emu_ud_fate emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
 {
-	bool eth = emu_cfg.link_layer[(d->port ? d->port : 1) - 1] == EMU_LL_ETH;
+	bool eth = emu_cfg.link_layer[(d->attr.port ? d->attr.port : 1) - 1] == EMU_LL_ETH;
 	const struct emu_gather *g = m->payload;
 	uint8_t grh[EMU_GRH_BYTES];
 	struct emu_gather rg = { 0 };
@@ -87,11 +87,11 @@ enum emu_ud_fate emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
 	int syn;
 
 	/* datagrams that reach nobody are dropped, the send still succeeds */
-	if (d->is_wq || d->is_rss || d->type != EMU_QPT_UD || d->port != m->port ||
-	    !emu_qp_can_receive(d) || d->qkey != m->qkey)
+	if (d->is_wq || d->is_rss || d->type != EMU_QPT_UD || d->attr.port != m->port ||
+	    !emu_qp_can_receive(d) || d->attr.qkey != m->qkey)
 		return EMU_UD_NOT_FOR_QP;
 	if (!emu_rq_take(d, &w)) {
-		emu_port_count_ud_no_wqe(d->port ? d->port : 1);
+		emu_port_count_ud_no_wqe(d->attr.port ? d->attr.port : 1);
 		return EMU_UD_NO_WQE;
 	}
 	if (m->grh) {
@@ -129,7 +129,7 @@ enum emu_ud_fate emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m)
 		return EMU_UD_TAKEN;
 	}
 	emu_recv_cqe(&w, m->has_imm ? EMU_RECV_SEND_IMM : EMU_RECV_SEND,
-		     m->has_imm ? m->imm_raw : htobe32(d->pkey_index), rg.total,
+		     m->has_imm ? m->imm_raw : htobe32(d->attr.pkey_index), rg.total,
 		     m->src_qpn, m->grh ? 0x80000000u : 0, emu_sl_field(d, m->sl),
 		     m->slid, status, m->solicited);
 	return EMU_UD_TAKEN;
@@ -151,7 +151,7 @@ static bool remote_dest(const struct emu_qp *qp, const uint8_t *av, bool eth,
 {
 	/* ::ffff:224.x.y.z is a group (its MAC 01:00:5e:...), not an adapter */
 	bool ok = eth ? !emu_gid_is_multicast(av + 16) && emu_gid_to_addr(av + 16, addr) :
-		  emu_lid_to_addr(qp->port, ld_be16(av + 6), addr);
+		  emu_lid_to_addr(qp->attr.port, ld_be16(av + 6), addr);
 
 	return ok && !emu_addr_is_self(*addr);
 }
@@ -159,20 +159,20 @@ static bool remote_dest(const struct emu_qp *qp, const uint8_t *av, bool eth,
 void emu_send_ud(struct send_op *op, const struct emu_gather *g)
 {
 	struct emu_qp *qp = op->qp;
-	unsigned port = qp->port ? qp->port : 1;
+	unsigned port = qp->attr.port ? qp->attr.port : 1;
 	const uint8_t *av = op->w + 16;
 	uint32_t dqpn = ld_be32(av + 32) & 0xffffff;
 	uint32_t qkey = ld_be32(av + 36);
 	uint32_t sltf = ld_be32(av + 12);
 	bool eth = emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
 	struct emu_ud_msg m = {
-		.port = qp->port,
+		.port = qp->attr.port,
 		.src_qpn = qp->qpn,
 		.imm_raw = op->imm_raw,
 		.has_imm = op->opcode == EMU_OP_SEND_IMM,
 		.solicited = op->srcrb & EMU_CTRL_SOLICIT,
 		.sl = (uint8_t)(sltf >> (eth ? 29 : 28)),
-		.slid = emu_port_lid(qp->port),
+		.slid = emu_port_lid(qp->attr.port),
 		.grh = eth || (av[5] & 0x80),
 		.tclass_flow = sltf & 0x0fffffff,
 		.hop_limit = av[11],
@@ -190,7 +190,7 @@ void emu_send_ud(struct send_op *op, const struct emu_gather *g)
 		return;
 	}
 	/* a Q_Key with bit 31 set means the QP's own */
-	m.qkey = qkey & 0x80000000u ? qp->qkey : qkey;
+	m.qkey = qkey & 0x80000000u ? qp->attr.qkey : qkey;
 	emu_port_gid_entry(port, av[9], m.sgid, &v2);
 	memcpy(m.dgid, av + 16, 16);
 	if (remote_dest(qp, av, eth, &addr)) {

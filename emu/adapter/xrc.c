@@ -111,9 +111,9 @@ int emu_xrc_qp_handle_add(struct emu_ctx *ctx, struct emu_qp *qp,
 			continue;
 		*h = (struct xrc_qp_handle){ .used = true, .ctx = ctx, .qp = qp,
 					     .via = via, .user_handle = user_handle,
-					     .events = qp->xrc_handles == 0 };
+					     .events = qp->xrc.handles == 0 };
 		via->users++;
-		qp->xrc_handles++;
+		qp->xrc.handles++;
 		*handle = EMU_XRC_QP_HANDLE_BASE + i;
 		return 0;
 	}
@@ -161,7 +161,7 @@ bool emu_xrc_qp_handle_close(struct emu_ctx *ctx, uint32_t h, uint32_t *reported
 	q->used = false;
 	q->via->users--;
 	*reported = 0;
-	if (--qp->xrc_handles == 0)
+	if (--qp->xrc.handles == 0)
 		return true;
 	if (q->events) {
 		emu_events_forget(qp->ctx, &qp->async_events);
@@ -176,7 +176,7 @@ struct emu_qp *emu_xrc_tgt_in(const struct emu_xrcd *xrcd, uint32_t qpn)
 	struct emu_qp *qp = (qpn & EMU_XRC_QPN_BIT) ?
 		emu_qp_by_qpn(qpn & ~EMU_XRC_QPN_BIT) : NULL;
 
-	return qp && emu_qp_is_xrc_tgt(qp) && qp->xrcd == xrcd ? qp : NULL;
+	return qp && emu_qp_is_xrc_tgt(qp) && qp->xrc.xrcd == xrcd ? qp : NULL;
 }
 
 void emu_xrc_release_ctx(struct emu_ctx *ctx)
@@ -208,7 +208,7 @@ bool emu_xrc_bind(struct emu_qp *tgt, uint32_t srqn)
 {
 	struct emu_srq *srq = srqn < EMU_MAX_SRQ ? &emu_dev.srq[srqn] : NULL;
 
-	tgt->xrc_srq = srq && srq->used && srq->xrcd && srq->xrcd == tgt->xrcd ?
+	tgt->xrc.srq = srq && srq->used && srq->xrcd && srq->xrcd == tgt->xrc.xrcd ?
 		       srq : NULL;
-	return tgt->xrc_srq != NULL;
+	return tgt->xrc.srq != NULL;
 }

@@ -107,7 +107,7 @@ bool emu_xrc_bind(struct emu_qp *tgt, uint32_t srqn);
  * the bound SRQ's (it has none of its own). */
 static inline uint32_t emu_responder_pdn(const struct emu_qp *d)
 {
-	return d->xrc_srq ? d->xrc_srq->pdn : d->pdn;
+	return d->xrc.srq ? d->xrc.srq->pdn : d->pdn;
 }
 
 #endif

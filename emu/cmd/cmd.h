@@ -27,7 +27,8 @@ struct emu_cmd {
 	int ex;
 };
 
-/* Handlers return 0 or a positive errno; called with emu_dev.lock held. */
+/* Handlers return 0 or a positive errno; called with the adapter lock
+ * held (adapter/lock.h). */
 typedef int (*emu_cmd_fn)(struct emu_cmd *c);
 
 /* Copies the response: legacy frames need room for all of it. */
@@ -86,13 +87,6 @@ struct emu_srq_attrs;
  * doorbell record, filled into a), answering with struct
  * ib_uverbs_create_srq_resp. */
 int emu_cmd_srq_create(struct emu_cmd *c, struct emu_srq_attrs *a);
-
-/* object lookup by handle, NULL when the handle is not a live object */
-struct emu_qp *emu_qp_get(struct emu_ctx *ctx, uint32_t h);
-
-/* releases every object of a context whose device fd closes */
-void emu_ctx_release(struct emu_ctx *ctx);
-void emu_channel_release(int channel);
 
 /* The uverbs write() ABI on a context's command fd: decodes and runs one
  * command frame; returns len, or -1 with errno. */

@@ -23,6 +23,7 @@
 #include "adapter/abi.h"
 #include "adapter/flow.h"
 #include "adapter/objects.h"
+#include "adapter/qp.h"
 #include "cmd/cmd.h"
 
 /* IB_FLOW_SPEC_SUPPORT_LAYERS, and sizeof(union ib_uverbs_flow_spec) (its
@@ -177,7 +178,7 @@ int emu_cmd_create_flow(struct emu_cmd *c)
 	struct ib_uverbs_create_flow_resp r = { 0 };
 	const uint8_t *spec = (const uint8_t *)c->in_raw + sizeof(*q);
 	const uint8_t *end = (const uint8_t *)c->in_raw + c->in_raw_len;
-	struct emu_qp *qp = emu_qp_get(c->ctx, q->qp_handle);
+	struct emu_qp *qp = emu_qp_lookup(c->ctx, q->qp_handle);
 	struct emu_flow_match fm;
 	int err, handle;
 
@@ -205,7 +206,7 @@ int emu_cmd_create_flow(struct emu_cmd *c)
 	r.flow_handle = (uint32_t)handle;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)
-		emu_flow_remove(&emu_dev.flow[handle]);
+		emu_flow_remove(emu_flow_get(c->ctx, (uint32_t)handle));
 	return err;
 }
 

@@ -10,6 +10,7 @@
  * EINVAL; a full group or group table is ENOMEM.
  */
 #include "adapter/mcast.h"
+#include "adapter/qp.h"
 #include "cmd/cmd.h"
 
 static bool port_is_eth(unsigned port)
@@ -23,7 +24,7 @@ static bool mlid_ok(const struct emu_qp *qp, uint16_t mlid)
 	bool eth;
 
 	if (qp->state >= EMU_QPS_INIT) {
-		eth = port_is_eth(qp->port);
+		eth = port_is_eth(qp->attr.port);
 	} else {
 		eth = false;
 		for (unsigned p = 1; p <= emu_cfg.ports; p++)
@@ -35,7 +36,7 @@ static bool mlid_ok(const struct emu_qp *qp, uint16_t mlid)
 static struct emu_qp *mcast_qp(struct emu_cmd *c, uint32_t handle,
 			       const uint8_t gid[16], uint16_t mlid)
 {
-	struct emu_qp *qp = emu_qp_get(c->ctx, handle);
+	struct emu_qp *qp = emu_qp_lookup(c->ctx, handle);
 
 	if (!qp || qp->is_wq || qp->type != EMU_QPT_UD ||
 	    !emu_gid_is_multicast(gid) || !mlid_ok(qp, mlid))

@@ -163,25 +163,25 @@ int emu_cmd_create_wq(struct emu_cmd *c)
 	wq->rcq = emu_cq_lookup(c->ctx, q->cq_handle);
 	wq->scq = wq->rcq;
 	/* libmlx4 gives a WQ a dummy one-WQEBB send queue of 64 bytes */
-	wq->sq_shift = 6;
-	wq->sq_cnt = 1;
-	wq->rq_cnt = cnt;
-	wq->rq_shift = shift;
-	wq->rq_max_gs = (1u << shift) / 16;
+	wq->sq.shift = 6;
+	wq->sq.cnt = 1;
+	wq->rq.cnt = cnt;
+	wq->rq.shift = shift;
+	wq->rq.max_gs = (1u << shift) / 16;
 	if (shift > 6) {
-		wq->rq_off = 0;
-		wq->sq_off = cnt << shift;
+		wq->rq.off = 0;
+		wq->sq.off = cnt << shift;
 	} else {
-		wq->sq_off = 0;
-		wq->rq_off = sq_bytes;
+		wq->sq.off = 0;
+		wq->rq.off = sq_bytes;
 	}
 	wq->buf = (uint8_t *)(uintptr_t)drv.buf_addr;
-	wq->rq_db = (volatile uint32_t *)(uintptr_t)drv.db_addr;
+	wq->rq.db = (volatile uint32_t *)(uintptr_t)drv.db_addr;
 	wq->state = EMU_QPS_RESET;
 	wq->used = true;
 	emu_rebuild_active_qps();
 	EMU_TRACE("create_wq wqn 0x%x %u x %u bytes at +%u", wq->qpn, cnt,
-		  1u << shift, wq->rq_off);
+		  1u << shift, wq->rq.off);
 	return 0;
 }
 
@@ -205,9 +205,9 @@ int emu_cmd_modify_wq(struct emu_cmd *c)
 		return EINVAL;
 	if (next == IBV_WQS_RESET) {
 		wq->state = EMU_QPS_RESET;
-		wq->rq_ci = 0;
-		wq->rq_head_cache = 0;
-		*wq->rq_db = 0;
+		wq->rq.ci = 0;
+		wq->rq.head_cache = 0;
+		*wq->rq.db = 0;
 	} else {
 		wq->state = next == IBV_WQS_RDY ? EMU_QPS_RTR : EMU_QPS_ERR;
 	}

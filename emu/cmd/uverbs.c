@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "adapter/engine.h"
+#include "adapter/lock.h"
 #include "cmd/cmd.h"
 
 #define EMU_MAX_FRAME 65536
@@ -344,7 +345,7 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len)
 		err = decode_legacy(&c, frame, len, &hdr, &d);
 	if (err)
 		goto out;
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	if (emu_cfg.doorbell_trap || orders_work(hdr.command))
 		emu_engine_drain();
 	/* only GET_CONTEXT is allowed before the context exists */
@@ -353,7 +354,7 @@ ssize_t emu_uverbs_write(struct emu_ctx *ctx, const void *buf, size_t len)
 	else
 		err = d->fn(&c);
 	emu_engine_flush_wire();
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 	if (wakes_engine(hdr.command))
 		emu_engine_kick();
 out:

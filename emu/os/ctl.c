@@ -2,29 +2,26 @@
 /* The exported control API (mlx4emu_ctl.h). */
 #include <errno.h>
 
-#include "adapter/adapter.h"
+#include "adapter/counters.h"
+#include "adapter/engine.h"
+#include "adapter/inject.h"
+#include "adapter/lock.h"
 #include "adapter/port.h"
+#include "mlx4emu_ctl.h"
 #include "wire/link.h"
 #include "wire/vxlan.h"
-#include "adapter/engine.h"
-#include "mlx4emu_ctl.h"
-#include "adapter/objects.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 EXPORT int mlx4emu_pause(void)
 {
-	/* taking the lock waits for the pass in progress */
-	pthread_mutex_lock(&emu_dev.lock);
-	atomic_store(&emu_dev.paused, true);
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_engine_pause();
 	return 0;
 }
 
 EXPORT int mlx4emu_resume(void)
 {
-	atomic_store(&emu_dev.paused, false);
-	emu_engine_kick();
+	emu_engine_resume();
 	return 0;
 }
 
@@ -35,43 +32,19 @@ EXPORT int mlx4emu_wait_idle(unsigned timeout_ms)
 
 static int set_fault_locked(const struct mlx4emu_fault *f)
 {
-	struct emu_qp *qp = f->qpn ? emu_qp_by_qpn(f->qpn) : NULL;
-
 	if (!f->count)
 		return EINVAL;
 	switch (f->type) {
 	case MLX4EMU_FAULT_ERROR_CQE:
 		if (f->syndrome > 0xff || !f->syndrome)
 			return EINVAL;
-		if (qp) {
-			qp->fault_cqe_at = qp->wqes_done + f->count;
-			qp->fault_syndrome = (uint8_t)f->syndrome;
-			return 0;
-		}
-		emu_dev.fault_cqe.qpn = f->qpn;
-		emu_dev.fault_cqe.count = f->count;
-		emu_dev.fault_cqe.syndrome = (uint8_t)f->syndrome;
+		emu_inject_error_cqe(f->qpn, f->count, (uint8_t)f->syndrome);
 		return 0;
 	case MLX4EMU_FAULT_QP_ERROR:
-		if (qp) {
-			qp->fault_err_after = qp->wqes_done + f->count;
-			return 0;
-		}
-		emu_dev.fault_err.qpn = f->qpn;
-		emu_dev.fault_err.count = f->count;
+		emu_inject_qp_error(f->qpn, f->count);
 		return 0;
 	case MLX4EMU_FAULT_CQ_OVERRUN:
-		if (f->cqn && f->cqn < EMU_MAX_CQ && emu_dev.cq[f->cqn].used) {
-			struct emu_cq *cq = &emu_dev.cq[f->cqn];
-
-			cq->overrun_after = cq->cqes_total + f->count;
-			return 0;
-		}
-		if (f->cqn >= EMU_MAX_CQ)
-			return EINVAL;
-		emu_dev.fault_overrun = f->count;
-		emu_dev.fault_overrun_cqn = f->cqn;
-		return 0;
+		return emu_inject_cq_overrun(f->cqn, f->count);
 	default:
 		return EINVAL;
 	}
@@ -83,45 +56,39 @@ EXPORT int mlx4emu_set_fault(const struct mlx4emu_fault *fault)
 
 	if (!fault)
 		return EINVAL;
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	err = set_fault_locked(fault);
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 	return err;
 }
 
 EXPORT int mlx4emu_clear_faults(void)
 {
-	pthread_mutex_lock(&emu_dev.lock);
-	emu_dev.fault_cqe.count = 0;
-	emu_dev.fault_err.count = 0;
-	emu_dev.fault_overrun = 0;
-	for (uint32_t i = 0; emu_dev.qp_tab && i < emu_dev.qp_end; i++)
-		if (emu_dev.qp_tab[i]) {
-			emu_dev.qp_tab[i]->fault_cqe_at = 0;
-			emu_dev.qp_tab[i]->fault_err_after = 0;
-		}
-	for (uint32_t i = 0; i < emu_dev.cq_end; i++)
-		emu_dev.cq[i].overrun_after = 0;
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_lock();
+	emu_inject_clear();
+	emu_adapter_unlock();
 	return 0;
 }
 
 EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 {
+	struct emu_counters c;
+
 	if (!out)
 		return EINVAL;
-	out->wqes_executed = atomic_load(&emu_dev.ctr.wqes);
-	out->cqes_written = atomic_load(&emu_dev.ctr.cqes);
-	out->error_cqes = atomic_load(&emu_dev.ctr.error_cqes);
-	out->comp_events = atomic_load(&emu_dev.ctr.comp_events);
-	out->async_events = atomic_load(&emu_dev.ctr.async_events);
-	out->strict_errors = atomic_load(&emu_dev.ctr.strict_errors);
-	out->bf_posts = atomic_load(&emu_dev.ctr.bf_wqes);
-	out->rnr_naks = atomic_load(&emu_dev.ctr.rnr_naks);
-	out->packets = atomic_load(&emu_dev.ctr.packets);
-	out->engine_passes = atomic_load(&emu_dev.ctr.passes);
-	out->engine_idle_runnable = atomic_load(&emu_dev.ctr.idle_runnable);
-	out->engine_idle_asleep = atomic_load(&emu_dev.ctr.idle_asleep);
+	emu_counters_read(&c);
+	out->wqes_executed = c.wqes;
+	out->cqes_written = c.cqes;
+	out->error_cqes = c.error_cqes;
+	out->comp_events = c.comp_events;
+	out->async_events = c.async_events;
+	out->strict_errors = c.strict_errors;
+	out->bf_posts = c.bf_wqes;
+	out->rnr_naks = c.rnr_naks;
+	out->packets = c.packets;
+	out->engine_passes = c.passes;
+	out->engine_idle_runnable = c.idle_runnable;
+	out->engine_idle_asleep = c.idle_asleep;
 	out->mtu_drops = emu_port_oversize_drops(1) + emu_port_oversize_drops(2);
 	out->link_down_drops = emu_port_link_down_drops(1) + emu_port_link_down_drops(2);
 	out->no_wqe_drops = emu_port_no_wqe_drops(1) + emu_port_no_wqe_drops(2);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "adapter/adapter.h"
+#include "adapter/context.h"
 #include "adapter/doorbell.h"
 #include "adapter/engine.h"
 #include "base/guard.h"
@@ -132,7 +133,7 @@ static void fall_back(struct emu_ctx *ctx, uintptr_t page, uintptr_t rip)
 {
 	say("doorbell store by an instruction the device does not decode, at rip ", rip);
 	atomic_store(&ctx->db_poll, true);
-	__atomic_store_n(&emu_dev.active_dirty, true, __ATOMIC_RELEASE);
+	emu_engine_lists_changed();
 	(void)!syscall(SYS_mprotect, page, page_size, PROT_READ | PROT_WRITE);
 	emu_engine_kick();
 }
@@ -147,7 +148,7 @@ static bool trap_store(siginfo_t *si, ucontext_t *uc)
 
 	if (si->si_code != SEGV_ACCERR || !(m = find_mapping(addr)))
 		return false;
-	ctx = &emu_dev.ctx[m->ctx_index];
+	ctx = emu_ctx_at(m->ctx_index);
 	off = (uint32_t)(addr & (page_size - 1));
 	if (emu_decode_store(uc, &st) || off + st.width > page_size) {
 		fall_back(ctx, addr & ~(page_size - 1),

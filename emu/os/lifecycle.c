@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "adapter/adapter.h"
+#include "adapter/lock.h"
 #include "adapter/attributes.h"
 #include "adapter/engine.h"
 #include "adapter/port.h"
@@ -165,9 +166,9 @@ __attribute__((destructor)) static void emu_fini(void)
 		emu_cm_shutdown();
 		emu_sysfs_remove();
 		/* frames the faults still hold were in flight: they arrive */
-		pthread_mutex_lock(&emu_dev.lock);
+		emu_adapter_lock();
 		emu_link_release_held(UINT64_MAX);
-		pthread_mutex_unlock(&emu_dev.lock);
+		emu_adapter_unlock();
 	}
 	emu_identity_release();
 	emu_vxlan_close();

@@ -4,7 +4,7 @@
  * a name, an index, the flags and pause settings an interface has, its
  * sysfs folder below the PCI function and the class/net link.  The link
  * state and MTU are the port's own (adapter/port.h).  Callers hold
- * emu_dev.lock for everything but the lookups.
+ * the adapter lock (adapter/lock.h) for everything but the lookups.
  */
 #ifndef MLX4EMU_NETIF_H
 #define MLX4EMU_NETIF_H

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 
 #include "adapter/adapter.h"
+#include "adapter/lock.h"
 #include "adapter/port.h"
 #include "base/libc.h"
 #include "base/usermem.h"
@@ -195,9 +196,9 @@ bool emu_netif_ioctl(int fd, unsigned long request, void *arg, int *ret)
 	errno = saved_errno;
 	if (!port)
 		return false;
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	err = interface_request(port, request, &r, &copy_back);
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 	if (!err && copy_back)
 		err = emu_copy_out(user, &r, sizeof(r));
 	*ret = err ? -1 : 0;

@@ -39,7 +39,11 @@
 #include <unistd.h>
 
 #include "adapter/adapter.h"
+#include "adapter/channel.h"
 #include "adapter/clock.h"
+#include "adapter/context.h"
+#include "adapter/engine.h"
+#include "adapter/lock.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "cm/ucma.h"
@@ -125,8 +129,6 @@ static ssize_t event_read(struct emu_evq *q, void *buf, size_t len)
 	return n;
 }
 
-static int ctx_pages(struct emu_ctx *ctx, int fd);
-
 /*
  * The device file is a memfd holding the context's UAR and BlueFlame
  * pages: a program (or a memory-hook library) that maps it with the raw
@@ -137,7 +139,7 @@ static int emu_open_device(int flags)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	int saved = errno;
-	int fd;
+	int fd, i;
 
 	fd = memfd_create("mlx4emu-uverbs0", (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
 	if (fd < 0)
@@ -149,28 +151,12 @@ static int emu_open_device(int flags)
 		errno = err;
 		return -1;
 	}
-	pthread_mutex_lock(&emu_dev.lock);
-	for (int i = 0; i < EMU_MAX_CTX; i++) {
-		struct emu_ctx *c = &emu_dev.ctx[i];
-
-		if (c->used)
-			continue;
-		memset(c, 0, sizeof(*c));
-		c->cmd_fd = fd;
-		c->async_q.rd = -1;
-		c->page_fd = -1;
-		if (ctx_pages(c, fd))
-			break;
-		c->used = true;
-		if ((uint32_t)i >= emu_dev.ctx_end)
-			emu_dev.ctx_end = (uint32_t)i + 1;
-		emu_fd_set_ctx(fd, i);
-		pthread_mutex_unlock(&emu_dev.lock);
+	i = emu_ctx_open(fd);
+	if (i >= 0) {
 		EMU_TRACE("open %s -> fd %d (context %d)", EMU_CDEV_PATH, fd, i);
 		errno = saved;
 		return fd;
 	}
-	pthread_mutex_unlock(&emu_dev.lock);
 	emu_real_close(fd);
 	/* more device files open than the adapter has contexts, and as
 	 * many again that never asked for one */
@@ -182,7 +168,7 @@ static struct emu_ctx *ctx_of_fd(int fd)
 {
 	int idx = emu_fd_ctx(fd);
 
-	return idx >= 0 ? &emu_dev.ctx[idx] : NULL;
+	return idx >= 0 ? emu_ctx_at(idx) : NULL;
 }
 
 /* The mode argument exists only when the flags create a file. */
@@ -319,9 +305,9 @@ static struct emu_evq *event_queue_of_fd(int fd)
 	int i = emu_fd_channel(fd);
 
 	if (i >= 0)
-		return &emu_dev.channels[i].q;
+		return emu_channel_evq(i);
 	i = emu_fd_async(fd);
-	return i >= 0 ? &emu_dev.ctx[i].async_q : NULL;
+	return i >= 0 ? &emu_ctx_at(i)->async_q : NULL;
 }
 
 /* A failing attribute's descriptor (note_open): errno set, true. */
@@ -399,24 +385,6 @@ EXPORT ssize_t copy_file_range(int fd_in, off64_t *off_in, int fd_out, off64_t *
  * twice would be, and the engine keeps its own mapping so that a user
  * munmap never pulls it away.
  */
-static int ctx_pages(struct emu_ctx *ctx, int fd)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	void *p;
-
-	p = emu_real_mmap(NULL, (size_t)(2 * page), PROT_READ | PROT_WRITE, MAP_SHARED,
-			  fd, 0);
-	if (p == MAP_FAILED)
-		return -1;
-	ctx->page_fd = fd;
-	ctx->pages = p;
-	ctx->pages_len = (size_t)(2 * page);
-	ctx->uar = p;
-	if (emu_cfg.bf_reg_size)
-		ctx->bf_page = (uint8_t *)p + page;
-	return 0;
-}
-
 /*
  * Offset 3 * page size: the HCA core clock page, one for the device, read
  * only (libmlx4 maps it PROT_READ; a store into it faults).
@@ -425,9 +393,9 @@ static void *clock_mmap(size_t len, int prot)
 {
 	int fd;
 
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	fd = emu_clock_page_fd();
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 	if (len != (size_t)sysconf(_SC_PAGESIZE) || fd < 0 || (prot & PROT_WRITE)) {
 		errno = fd < 0 ? ENODEV : EINVAL;
 		return MAP_FAILED;
@@ -465,21 +433,21 @@ static void *device_mmap_pages(struct emu_ctx *ctx, size_t len, int prot, off_t 
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	if (emu_cfg.doorbell_trap && !atomic_load(&ctx->db_poll)) {
 		p = emu_real_mmap(NULL, len, PROT_READ, MAP_SHARED, ctx->page_fd, off);
 		trapped = p != MAP_FAILED &&
-			  emu_fault_add_mapping(p, (int)(ctx - emu_dev.ctx), off != 0);
+			  emu_fault_add_mapping(p, emu_ctx_index(ctx), off != 0);
 		if (p != MAP_FAILED && !trapped) {
 			munmap(p, len);
 			p = MAP_FAILED;
 			atomic_store(&ctx->db_poll, true);
-			emu_dev.active_dirty = true;
+			emu_engine_lists_changed();
 		}
 	}
 	if (!trapped)
 		p = emu_real_mmap(NULL, len, prot | PROT_READ, MAP_SHARED, ctx->page_fd, off);
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 	EMU_TRACE("mmap fd %d offset %ld -> %p (%s, %s)", ctx->cmd_fd, (long)off, p,
 		  off ? "BlueFlame page" : "UAR page",
 		  trapped ? "stores trapped" : "stores polled");
@@ -522,12 +490,12 @@ EXPORT int close(int fd)
 
 	if (o.ctx >= 0) {
 		EMU_TRACE("close device fd %d", fd);
-		emu_ctx_release(&emu_dev.ctx[o.ctx]);
+		emu_ctx_release(emu_ctx_at(o.ctx));
 	}
 	if (o.channel >= 0)
 		emu_channel_release(o.channel);
 	if (o.async_ctx >= 0)
-		emu_evq_close(&emu_dev.ctx[o.async_ctx].async_q);
+		emu_evq_close(&emu_ctx_at(o.async_ctx)->async_q);
 	if (o.cm >= 0)
 		emu_ucma_close(o.cm);
 	if (o.rtnl)

@@ -13,7 +13,7 @@
 
 static unsigned qp_port(const struct emu_qp *qp)
 {
-	return qp->port ? qp->port : 1;
+	return qp->attr.port ? qp->attr.port : 1;
 }
 
 static bool is_connected_type(uint8_t type)

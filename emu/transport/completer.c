@@ -66,14 +66,14 @@ static void progress(struct emu_conn *c, uint64_t now_ns)
 	struct requester *r = &c->req;
 	struct emu_qp *qp = c->qp;
 
-	r->retry_left = qp->retry_cnt;
-	r->rnr_left = qp->rnr_retry;
-	if (r->head == r->tail || !qp->timeout) {
+	r->retry_left = qp->attr.retry_cnt;
+	r->rnr_left = qp->attr.rnr_retry;
+	if (r->head == r->tail || !qp->attr.timeout) {
 		r->retry_due_ns = 0;
 	} else {
 		if (!now_ns)
 			now_ns = emu_now_ns();
-		r->retry_due_ns = now_ns + (4096ull << (qp->timeout & 31));
+		r->retry_due_ns = now_ns + (4096ull << (qp->attr.timeout & 31));
 	}
 	conn_timer_watch(c);
 	if (r->blocked) {
@@ -146,13 +146,13 @@ static void on_rnr_nak(struct emu_conn *c, uint32_t psn, uint8_t timer, uint64_t
 	uint64_t wait_us = rnr_timer_us[timer & 31];
 
 	EMU_CTR_INC(rnr_naks);
-	if (qp->rnr_retry != 7 && r->rnr_left == 0) {
-		EMU_TRACE("QPN 0x%x: RNR retries exhausted (%u)", qp->qpn, qp->rnr_retry);
+	if (qp->attr.rnr_retry != 7 && r->rnr_left == 0) {
+		EMU_TRACE("QPN 0x%x: RNR retries exhausted (%u)", qp->qpn, qp->attr.rnr_retry);
 		retire(c, EMU_SYN_RNR_RETRY_EXC);
 		return;
 	}
 	comp_enter(c, COMP_RNR_RETRY);
-	if (qp->rnr_retry != 7)
+	if (qp->attr.rnr_retry != 7)
 		r->rnr_left--;
 	if (wait_us > emu_cfg.rnr_cap_us)
 		wait_us = emu_cfg.rnr_cap_us;
@@ -348,7 +348,7 @@ void comp_timer(struct emu_conn *c, uint64_t now_ns)
 	}
 	if (r->retry_left == 0) {
 		EMU_TRACE("QPN 0x%x: no ACK after %u retries: transport retry counter exceeded",
-			  qp->qpn, qp->retry_cnt);
+			  qp->qpn, qp->attr.retry_cnt);
 		retire(c, EMU_SYN_RETRY_EXC);
 		conn_timer_watch(c);
 		return;
@@ -361,8 +361,8 @@ void comp_timer(struct emu_conn *c, uint64_t now_ns)
 	conn_link_give_up(c);
 	req_rewind(c, resume_psn(r, w));
 	req_transmit(c, now_ns);
-	if (!r->retry_due_ns && qp->timeout) {
-		r->retry_due_ns = now_ns + (4096ull << (qp->timeout & 31));
+	if (!r->retry_due_ns && qp->attr.timeout) {
+		r->retry_due_ns = now_ns + (4096ull << (qp->attr.timeout & 31));
 		conn_timer_watch(c);
 	}
 }

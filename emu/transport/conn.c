@@ -21,7 +21,7 @@ struct emu_conn *conn_get(struct emu_qp *qp)
 	if (!c)
 		return NULL;
 	c->qp = qp;
-	c->port = qp->port ? qp->port : 1;
+	c->port = qp->attr.port ? qp->attr.port : 1;
 	resp_init(c);
 	qp->conn = c;
 	return c;

@@ -11,7 +11,7 @@
 
 uint32_t conn_mtu(const struct emu_qp *qp)
 {
-	unsigned m = qp->mtu >= 1 && qp->mtu <= 5 ? qp->mtu : 5;
+	unsigned m = qp->attr.mtu >= 1 && qp->attr.mtu <= 5 ? qp->attr.mtu : 5;
 
 	return 128u << m;
 }
@@ -27,7 +27,7 @@ static size_t packet_header(struct emu_conn *c, uint8_t *hdr, uint8_t opcode, ui
 		.se = se,
 		.pad = (uint8_t)((4 - (len & 3)) & 3),
 		.pkey = EMU_DEFAULT_PKEY,
-		.dest_qpn = c->qp->dest_qpn,
+		.dest_qpn = c->qp->attr.dest_qpn,
 		.psn = psn,
 		.ack_req = ack_req,
 	};

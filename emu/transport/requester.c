@@ -35,13 +35,13 @@ static void req_init(struct emu_conn *c)
 	struct emu_qp *qp = c->qp;
 
 	r->head = r->send = r->tail = r->send_pkt = 0;
-	r->post_psn = r->una_psn = r->sent_end = qp->sq_psn & EMU_PSN_MASK;
+	r->post_psn = r->una_psn = r->sent_end = qp->attr.sq_psn & EMU_PSN_MASK;
 	r->read_rewind_psn = emu_psn_add(r->una_psn, EMU_PSN_MASK);
 	rc_window_init(&r->window);
 	r->rd_atomic = 0;
 	r->retry_due_ns = r->rnr_due_ns = 0;
-	r->retry_left = qp->retry_cnt;
-	r->rnr_left = qp->rnr_retry;
+	r->retry_left = qp->attr.retry_cnt;
+	r->rnr_left = qp->attr.rnr_retry;
 	r->blocked = false;
 	r->ready = true;
 }
@@ -67,7 +67,7 @@ static struct emu_conn *req_conn(struct emu_qp *qp)
 	if (!c->req.ready)
 		req_init(c);
 	if (qp->type != EMU_QPT_UC && !c->req.ring) {
-		uint32_t n = qp->sq_cnt > 16 ? qp->sq_cnt : 16;
+		uint32_t n = qp->sq.cnt > 16 ? qp->sq.cnt : 16;
 
 		c->req.ring = calloc(n, sizeof(*c->req.ring));
 		if (!c->req.ring)
@@ -248,7 +248,7 @@ static void send_request(struct emu_conn *c, const struct req_wqe *w, uint32_t k
 static uint64_t ack_timeout_ns(const struct emu_qp *qp)
 {
 	/* 4.096 us x 2^timeout; 0 waits forever (IBTA 11.2.4.2) */
-	return qp->timeout ? 4096ull << (qp->timeout & 31) : 0;
+	return qp->attr.timeout ? 4096ull << (qp->attr.timeout & 31) : 0;
 }
 
 /*
@@ -286,7 +286,7 @@ void req_transmit(struct emu_conn *c, uint64_t now_ns)
 {
 	struct requester *r = &c->req;
 	struct emu_qp *qp = c->qp;
-	uint32_t rd_max = qp->max_rd_atomic ? qp->max_rd_atomic : 1;
+	uint32_t rd_max = qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
 	bool any = false, waiting = false;
 
 	conn_link_sync(c);

@@ -49,7 +49,7 @@ struct req_pkt {
 void resp_init(struct emu_conn *c)
 {
 	memset(&c->resp, 0, sizeof(c->resp));
-	c->resp.epsn = c->qp->rq_psn & EMU_PSN_MASK;
+	c->resp.epsn = c->qp->attr.rq_psn & EMU_PSN_MASK;
 }
 
 static void send_aeth(struct emu_conn *c, uint8_t syn, uint32_t psn)
@@ -167,7 +167,7 @@ static enum outcome on_send(struct emu_conn *c, const struct req_pkt *k)
 	s->cur = 0;
 	s->have_wqe = false;
 	s->msn = emu_psn_add(s->msn, 1);
-	emu_recv_cqe(&s->wqe, opc, imm, s->off, d->dest_qpn, 0, emu_sl_field(d, d->path.sl),
+	emu_recv_cqe(&s->wqe, opc, imm, s->off, d->attr.dest_qpn, 0, emu_sl_field(d, d->attr.path.sl),
 		     k->slid, 0, k->se);
 	return DONE;
 }
@@ -181,7 +181,7 @@ static enum outcome map_reth(struct emu_qp *d, const struct req_pkt *k, uint32_t
 {
 	const char *op = access == IBV_ACCESS_REMOTE_READ ? "READ" : "WRITE";
 
-	if (!(d->access & access))
+	if (!(d->attr.access & access))
 		return NAK_INV;
 	emu_reth_get(k->pkt + k->l->reth, reth);
 	*host = reth->len ? emu_rkey_map(d, reth->rkey, reth->va, reth->len, access) : NULL;
@@ -244,8 +244,8 @@ static enum outcome on_write(struct emu_conn *c, const struct req_pkt *k)
 		uint32_t imm_raw;
 
 		memcpy(&imm_raw, k->pkt + k->l->immdt, 4);
-		emu_recv_cqe(&w, EMU_RECV_RDMA_WRITE_IMM, imm_raw, total, d->dest_qpn, 0,
-			     emu_sl_field(d, d->path.sl), k->slid, 0, k->se);
+		emu_recv_cqe(&w, EMU_RECV_RDMA_WRITE_IMM, imm_raw, total, d->attr.dest_qpn, 0,
+			     emu_sl_field(d, d->attr.path.sl), k->slid, 0, k->se);
 	}
 	return DONE;
 }
@@ -309,7 +309,7 @@ static enum outcome on_atomic(struct emu_conn *c, const struct req_pkt *k)
 	uint8_t *p;
 
 	emu_atomic_eth_get(k->pkt + k->l->atomic_eth, &a);
-	if (!(d->access & IBV_ACCESS_REMOTE_ATOMIC) || (a.va & 7))
+	if (!(d->attr.access & IBV_ACCESS_REMOTE_ATOMIC) || (a.va & 7))
 		return NAK_INV;
 	p = emu_rkey_map(d, a.rkey, a.va, 8, IBV_ACCESS_REMOTE_ATOMIC);
 	if (!p)
@@ -400,7 +400,7 @@ static void rc_request(struct emu_conn *c, const struct req_pkt *k)
 		return;
 	case RNR:
 		resp_enter(c, RESP_RNR_NAK);
-		send_aeth(c, EMU_AETH_RNR_NAK | (c->qp->min_rnr_timer & 0x1f), k->psn);
+		send_aeth(c, EMU_AETH_RNR_NAK | (c->qp->attr.min_rnr_timer & 0x1f), k->psn);
 		return;
 	default:
 		resp_enter(c, RESP_NAK);

@@ -39,11 +39,11 @@ void emu_ud_send_remote(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
 		.pad = (uint8_t)((4 - (g->total & 3)) & 3),
 		.pkey = EMU_DEFAULT_PKEY,
 		.dest_qpn = dqpn,
-		.psn = qp->sq_psn,
+		.psn = qp->attr.sq_psn,
 	};
 	size_t n = EMU_BTH_BYTES + EMU_DETH_BYTES;
 
-	qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+	qp->attr.sq_psn = (qp->attr.sq_psn + 1) & 0xffffff;
 	emu_bth_put(hdr, &bth);
 	emu_put_be32(hdr + EMU_BTH_BYTES, m->qkey);
 	emu_put_be32(hdr + EMU_BTH_BYTES + 4, qp->qpn & 0xffffff);
@@ -53,7 +53,7 @@ void emu_ud_send_remote(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
 	}
 	for (uint32_t i = 0; i < g->n; i++)
 		iov[i] = (struct iovec){ (void *)g->c[i].p, g->c[i].len };
-	emu_link_queue(qp->port ? qp->port : 1, addr, hdr, n, iov, (int)g->n);
+	emu_link_queue(qp->attr.port ? qp->attr.port : 1, addr, hdr, n, iov, (int)g->n);
 }
 
 /* fe80::<EUI-64 of 02:c9:addr>: the sender's GID 0 on Ethernet. */
@@ -133,7 +133,7 @@ static void group_mac(const uint8_t gid[16], uint8_t mac[6])
 void emu_ud_mcast_send_remote(struct emu_qp *qp, const struct emu_ud_msg *m)
 {
 	static uint8_t f[MCAST_HDRS + EMU_IMMDT_BYTES + 4096 + 3 + EMU_ICRC_BYTES];
-	unsigned port = qp->port ? qp->port : 1;
+	unsigned port = qp->attr.port ? qp->attr.port : 1;
 	const struct emu_gather *g = m->payload;
 	size_t n = ETH_HDR, bth_at;
 	struct emu_bth bth = {
@@ -142,14 +142,14 @@ void emu_ud_mcast_send_remote(struct emu_qp *qp, const struct emu_ud_msg *m)
 		.pad = (uint8_t)((4 - (g->total & 3)) & 3),
 		.pkey = EMU_DEFAULT_PKEY,
 		.dest_qpn = EMU_MCAST_QPN,
-		.psn = qp->sq_psn,
+		.psn = qp->attr.sq_psn,
 	};
 	uint32_t crc;
 	uint16_t paylen;
 
 	if (g->total > 4096)
 		return;
-	qp->sq_psn = (qp->sq_psn + 1) & 0xffffff;
+	qp->attr.sq_psn = (qp->attr.sq_psn + 1) & 0xffffff;
 	group_mac(m->dgid, f);
 	emu_port_mac(port, f + 6);
 	emu_put_be16(f + 12, ROCE_V1_ETHERTYPE);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
-#include "cmd/qp_state.h"
+#include "adapter/qp_state.h"
 
 #include <errno.h>
 #include <stdbool.h>
