@@ -2,7 +2,7 @@
 /*
  * The connection manager's state, shared by its files: the rdma_cm
  * files a program opened (each an event channel), the ids in them, and
- * the events queued on them.  Everything here is guarded by emu_dev.lock.
+ * the events queued on them.  Everything here is guarded by the adapter lock (adapter/lock.h).
  *
  *   ucma.c      the write() command frames of /dev/infiniband/rdma_cm
  *   cm_ids.c    ids, files and event queues

@@ -33,6 +33,7 @@
 #include "adapter/adapter.h"
 #include "adapter/attributes.h"
 #include "adapter/engine.h"
+#include "adapter/lock.h"
 #include "base/config.h"
 #include "base/trace.h"
 #include "cm/cm_mad.h"
@@ -834,10 +835,10 @@ void cm_proto_init(void)
 	};
 
 	emu_gsi_register(cm_receive);
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	if (emu_engine_add_source(&src))
 		EMU_TRACE("cm: no engine source for the CM timers");
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 }
 
 static void disconnect_at_exit(struct cm_id *id, void *arg)
@@ -853,7 +854,7 @@ static void disconnect_at_exit(struct cm_id *id, void *arg)
 
 void cm_proto_shutdown(void)
 {
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	cm_id_each(disconnect_at_exit, NULL);
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 }

@@ -27,6 +27,7 @@
 
 #include "adapter/adapter.h"
 #include "adapter/engine.h"
+#include "adapter/lock.h"
 #include "base/config.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
@@ -866,14 +867,14 @@ static int wait_event(unsigned file)
 		return 0;
 	if (fl >= 0 && (fl & O_NONBLOCK))
 		return EAGAIN;
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 	while (poll(&pfd, 1, -1) < 0 && errno == EINTR)
 		;
 	if (pfd.revents & POLLNVAL)
 		closed_while_waiting();
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	if (!cm_files[file].used || cm_files[file].fd != fd) {
-		pthread_mutex_unlock(&emu_dev.lock);
+		emu_adapter_unlock();
 		closed_while_waiting();
 	}
 	return EINTR;
@@ -985,18 +986,18 @@ ssize_t emu_ucma_write(int file, const void *buf, size_t len)
 		return -1;
 	}
 	c.out_len = hdr.out;
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	if (!cm_files[file].used && hdr.cmd == RDMA_USER_CM_CMD_GET_EVENT) {
 		/* closed by another thread since this write() found the file:
 		 * the kernel's write holds the file, and waits for ever */
-		pthread_mutex_unlock(&emu_dev.lock);
+		emu_adapter_unlock();
 		closed_while_waiting();
 	}
 	if (!cm_files[file].used)
 		err = EBADF;
 	else
 		err = cmd->fn(&c);
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 	EMU_TRACE("rdma_cm fd %d: command %u -> %d", cm_files[file].fd, hdr.cmd, err);
 	if (err) {
 		errno = err;
@@ -1012,7 +1013,7 @@ int emu_ucma_open(int flags)
 
 	if (fd < 0)
 		return -1;
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	for (unsigned i = 0; i < CM_MAX_FILES; i++) {
 		struct cm_file *f = &cm_files[i];
 
@@ -1022,11 +1023,11 @@ int emu_ucma_open(int flags)
 		f->used = true;
 		f->fd = fd;
 		emu_fd_set_cm(fd, (int)i);
-		pthread_mutex_unlock(&emu_dev.lock);
+		emu_adapter_unlock();
 		EMU_TRACE("open %s -> fd %d (file %u)", EMU_UCMA_PATH, fd, i);
 		return fd;
 	}
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 	emu_real_close(fd);
 	errno = EMFILE;
 	return -1;
@@ -1042,12 +1043,12 @@ void emu_ucma_close(int file)
 {
 	unsigned f = (unsigned)file;
 
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	cm_id_each(destroy_in_file, &f);
 	while (cm_event_peek(f))
 		cm_event_take(f);
 	cm_files[f].used = false;
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 }
 
 void emu_cm_init(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The responder's coalesced ACKs: one per connection after a receive
- * batch.  Engine thread, emu_dev.lock held. */
+ * batch.  Engine thread, the adapter lock held. */
 #ifndef MLX4EMU_TRANSPORT_ACK_COALESCE_H
 #define MLX4EMU_TRANSPORT_ACK_COALESCE_H
 

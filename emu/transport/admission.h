@@ -9,7 +9,7 @@
  * wire/link.h; the control API's wire_packets_refused).  The port's
  * socket filter (wire/peer_filter.h) is kept in step with the QPs'
  * paths so that strangers' datagrams do not even take receive-buffer
- * space.  Engine thread and command path, emu_dev.lock held.
+ * space.  Engine thread and command path, the adapter lock held.
  */
 #ifndef MLX4EMU_TRANSPORT_ADMISSION_H
 #define MLX4EMU_TRANSPORT_ADMISSION_H

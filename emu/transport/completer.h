@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The completer (completer.c): ACKs and responses to send CQEs.  Engine
- * thread, emu_dev.lock held. */
+ * thread, the adapter lock held. */
 #ifndef MLX4EMU_TRANSPORT_COMPLETER_H
 #define MLX4EMU_TRANSPORT_COMPLETER_H
 

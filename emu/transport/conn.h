@@ -23,7 +23,7 @@
  * UC shares the requester's segmentation and the responder's PSN and
  * opcode checks, with no ACKs: a UC WQE completes once its packets are
  * queued, and a message with a PSN gap is dropped at the responder.
- * Everything runs on the engine thread with emu_dev.lock held.
+ * Everything runs on the engine thread with the adapter lock held.
  */
 #ifndef MLX4EMU_TRANSPORT_CONN_H
 #define MLX4EMU_TRANSPORT_CONN_H

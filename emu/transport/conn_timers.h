@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The connections with a timer running: the requester's local ACK timer
  * (retry_due_ns) or an RNR wait (rnr_due_ns).  Engine thread or command
- * path, emu_dev.lock held. */
+ * path, the adapter lock held. */
 #ifndef MLX4EMU_TRANSPORT_CONN_TIMERS_H
 #define MLX4EMU_TRANSPORT_CONN_TIMERS_H
 

@@ -16,7 +16,7 @@
  * other port when that one is on the wire) to that port alone; a frame
  * for the sending port's own MAC nowhere (the adapter's loopback has
  * it); broadcast, multicast and any other MAC (the switch has not learnt
- * it) flooded to the segment (flood.h).  emu_dev.lock held; sent by the
+ * it) flooded to the segment (flood.h).  the adapter lock held; sent by the
  * next emu_vxlan_flush().
  */
 void emu_eth_send_remote(unsigned port, const uint8_t *frame, uint32_t len);

@@ -20,7 +20,7 @@
  * to each other).  Never back to the sending port: what the port's own
  * QPs get is the caller's loopback (and its BLOCK_SELF_MCAST_LB rule).
  * Nothing when the adapter is on no segment.  Engine thread or command
- * path, emu_dev.lock held; sent by the next emu_vxlan_flush().
+ * path, the adapter lock held; sent by the next emu_vxlan_flush().
  */
 void emu_flood(unsigned port, const uint8_t *frame, size_t len);
 

@@ -8,7 +8,7 @@
  * program QP ever has number 1, and these packets never reach one.
  *
  * The layer that owns the MADs (cm/) registers its receive handler here;
- * the transport calls it, with emu_dev.lock held, for every packet to
+ * the transport calls it, with the adapter lock held, for every packet to
  * QP1 that arrives on a port.
  */
 #ifndef MLX4EMU_TRANSPORT_GSI_H
@@ -33,7 +33,7 @@ void emu_gsi_register(emu_gsi_handler h);
 
 /*
  * Queues one MAD from `port` to QP1 of the port at dst (IPv4, host order)
- * and sends it with the port's other queued packets.  emu_dev.lock held
+ * and sends it with the port's other queued packets.  the adapter lock held
  * (any thread).  0 or an errno of emu_link_queue().
  */
 int emu_gsi_send(unsigned port, uint32_t dst, const uint8_t mad[EMU_MAD_BYTES]);

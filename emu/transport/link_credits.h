@@ -32,7 +32,7 @@
  * in flight admits any one request (a READ larger than the budget still
  * goes, alone).
  *
- * Engine thread or command context, emu_dev.lock held.
+ * Engine thread or command context, the adapter lock held.
  */
 #ifndef MLX4EMU_TRANSPORT_LINK_CREDITS_H
 #define MLX4EMU_TRANSPORT_LINK_CREDITS_H

@@ -25,7 +25,7 @@
  * peers go idle.  A requester starts, and starts again after an idle
  * spell, from EMU_LINK_GRANT_INITIAL units (transport/link_credits.c).
  *
- * Engine thread, emu_dev.lock held.
+ * Engine thread, the adapter lock held.
  */
 #ifndef MLX4EMU_TRANSPORT_LINK_GRANTS_H
 #define MLX4EMU_TRANSPORT_LINK_GRANTS_H

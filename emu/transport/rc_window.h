@@ -12,7 +12,7 @@
  * the requester recovers from (a PSN sequence NAK, a local ACK timeout,
  * a gap in READ responses).  An RNR NAK is no loss: the window stays.
  * A ConnectX-3 publishes no window of its own; these are the device's.
- * Engine thread or command context, emu_dev.lock held.
+ * Engine thread or command context, the adapter lock held.
  */
 #ifndef MLX4EMU_TRANSPORT_RC_WINDOW_H
 #define MLX4EMU_TRANSPORT_RC_WINDOW_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The requester (requester.c): send WQEs of RC, UC and XRC QPs to request
- * packets.  Engine thread or command path, emu_dev.lock held. */
+ * packets.  Engine thread or command path, the adapter lock held. */
 #ifndef MLX4EMU_TRANSPORT_REQUESTER_H
 #define MLX4EMU_TRANSPORT_REQUESTER_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause */
 /* The responder (responder.c): request packets to execution at this
- * adapter's QP.  Engine thread, emu_dev.lock held. */
+ * adapter's QP.  Engine thread, the adapter lock held. */
 #ifndef MLX4EMU_TRANSPORT_RESPONDER_H
 #define MLX4EMU_TRANSPORT_RESPONDER_H
 

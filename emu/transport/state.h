@@ -54,7 +54,7 @@ enum comp_state {
 	COMP_NSTATES
 };
 
-/* Moves the role to `state`, tracing the change by name (emu_dev.lock
+/* Moves the role to `state`, tracing the change by name (the adapter lock
  * held, engine thread or command path). */
 void req_enter(struct emu_conn *c, enum req_state state);
 void resp_enter(struct emu_conn *c, enum resp_state state);

@@ -11,6 +11,7 @@
 #include "transport/transport.h"
 
 #include "adapter/engine.h"
+#include "adapter/lock.h"
 #include "adapter/objects.h"
 #include "adapter/responder.h"
 #include "adapter/wqe.h"
@@ -253,7 +254,7 @@ int emu_transport_init(void)
 
 	emu_remote_register(&ops);
 	emu_vxlan_open();
-	pthread_mutex_lock(&emu_dev.lock);
+	emu_adapter_lock();
 	/* first: what a timer sends goes out with the ports' flush */
 	err = emu_engine_add_source(&timers);
 	for (unsigned p = 1; p <= emu_cfg.ports && !err; p++) {
@@ -272,6 +273,6 @@ int emu_transport_init(void)
 		err = eth_sources_add();
 	if (!err && emu_faults_on)
 		err = held_source_add();
-	pthread_mutex_unlock(&emu_dev.lock);
+	emu_adapter_unlock();
 	return err;
 }

@@ -11,7 +11,7 @@
  * (recvmmsg, with UDP_GRO so that the kernel may hand over a run of one
  * peer's datagrams at once) and handed out one packet each with their
  * ICRC checked and removed.
- * Called by the engine thread only (emu_dev.lock held).
+ * Called by the engine thread only (the adapter lock held).
  */
 #ifndef MLX4EMU_WIRE_LINK_H
 #define MLX4EMU_WIRE_LINK_H
@@ -47,7 +47,7 @@ int emu_link_queue(unsigned port, uint32_t dst, const uint8_t *hdr, size_t hdr_l
  * EMU_LINK_REF_IOV ranges, or one sent while faults on the wire or the
  * capture are on (which handle whole packets), is copied instead.
  * Returns 0, EMSGSIZE as emu_link_queue(), or EFAULT when reading the
- * payload faulted (nothing is queued).  Whoever holds emu_dev.lock
+ * payload faulted (nothing is queued).  Whoever holds the adapter lock
  * flushes before releasing it (emu_engine_flush_wire), so no packet
  * still points at memory a command deregistered.
  * Memory unmapped after this returns makes the flush lose the packet

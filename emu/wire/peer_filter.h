@@ -16,7 +16,7 @@
  * every packet against its QP's path (transport/admission.c).  Beyond
  * EMU_PEER_FILTER_MAX peers on a port the filter is removed (every
  * datagram reaches the engine, which drops strangers' packets itself).
- * Called with emu_dev.lock held.  Addresses are IPv4, host order.
+ * Called with the adapter lock held.  Addresses are IPv4, host order.
  */
 #ifndef MLX4EMU_WIRE_PEER_FILTER_H
 #define MLX4EMU_WIRE_PEER_FILTER_H

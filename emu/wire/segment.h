@@ -45,7 +45,7 @@ struct emu_peer {
  * The ports of the other adapters of the segment (none when this adapter
  * has no segment), read again when the last reading is over 100 ms old.
  * Returns their number (at most EMU_SEGMENT_MAX_PEERS) and sets *peers.
- * Engine thread (emu_dev.lock held).
+ * Engine thread (the adapter lock held).
  */
 unsigned emu_segment_peers(const struct emu_peer **peers);
 

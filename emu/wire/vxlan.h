@@ -19,7 +19,7 @@
  * SO_RXQ_OVFL count), a datagram that is not a VXLAN frame, a frame of
  * another segment.
  *
- * Called by the engine thread (emu_dev.lock held), counters by anyone.
+ * Called by the engine thread (the adapter lock held), counters by anyone.
  */
 #ifndef MLX4EMU_WIRE_VXLAN_H
 #define MLX4EMU_WIRE_VXLAN_H

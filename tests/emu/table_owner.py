@@ -5,7 +5,8 @@
   table_owner.py EMU_SOURCE_DIR ALLOW_LIST
 
 Counts the uses of emu_dev's members (`emu_dev.` and `emu_dev->`, every
-occurrence, comments included) in each source of emu/cmd/ and emu/os/
+occurrence, comments included) in each source of emu/cmd/, emu/os/,
+emu/cm/ and emu/transport/ (the layers above the adapter)
 and compares them with ALLOW_LIST, which holds the uses left per file
 ("cmd/cmd_qp.c 15").  Fails (exit 1) when a file has more uses than its
 entry allows (a file without an entry allows none), printing each line,
@@ -16,7 +17,7 @@ import os
 import re
 import sys
 
-LAYERS = ("cmd", "os")
+LAYERS = ("cmd", "os", "cm", "transport")
 USE = re.compile(r"\bemu_dev(\.|->)")
 
 
