@@ -197,7 +197,8 @@ static void note_request_iov(int fd, const struct iovec *iov, size_t iovlen)
 	if (!len || (len > sizeof(small) && !(buf = malloc(len))))
 		return;
 	for (size_t i = 0; i < iovlen; i++) {
-		memcpy(buf + at, iov[i].iov_base, iov[i].iov_len);
+		if (iov[i].iov_len)
+			memcpy(buf + at, iov[i].iov_base, iov[i].iov_len);
 		at += iov[i].iov_len;
 	}
 	note_requests(fd, buf, len);
@@ -321,7 +322,9 @@ static size_t scatter(const uint8_t *p, size_t len, const struct iovec *iov, siz
 	for (size_t i = 0; i < iovlen && done < len; i++) {
 		size_t n = iov[i].iov_len < len - done ? iov[i].iov_len : len - done;
 
-		memcpy(iov[i].iov_base, p + done, n);
+		/* a size probe (MSG_PEEK | MSG_TRUNC) may pass an empty, NULL entry */
+		if (n)
+			memcpy(iov[i].iov_base, p + done, n);
 		done += n;
 	}
 	return done;
