@@ -4,18 +4,11 @@
 
 #include <string.h>
 
+#include "verbs_env.h"
+
 void raw_port_mac(struct emu_env *e, uint8_t port, uint8_t mac[6])
 {
-	union ibv_gid gid;
-
-	/* RoCE v1 link-local GID: modified EUI-64 of the port MAC */
-	assert_int_equal(ibv_query_gid(e->ctx, port, 0, &gid), 0);
-	mac[0] = gid.raw[8] ^ 2;
-	mac[1] = gid.raw[9];
-	mac[2] = gid.raw[10];
-	mac[3] = gid.raw[13];
-	mac[4] = gid.raw[14];
-	mac[5] = gid.raw[15];
+	assert_int_equal(vx_port_mac(e->ctx, port, mac), 0);
 }
 
 uint16_t raw_csum(const uint8_t *p, size_t n, uint32_t acc)
