@@ -46,6 +46,11 @@ static bool is_eth(unsigned port)
 	       emu_cfg.link_layer[port - 1] == EMU_LL_ETH;
 }
 
+bool emu_netif_exists(unsigned port)
+{
+	return is_eth(port);
+}
+
 unsigned emu_netif_port_by_name(const char *name)
 {
 	for (unsigned p = 1; p <= 2; p++)

@@ -24,6 +24,8 @@ struct emu_netif_pause {
  * (after the PCI function exists).  0 or -1. */
 int emu_netif_create(void);
 
+/* Whether port (1 or 2) is an Ethernet port, which has an interface. */
+bool emu_netif_exists(unsigned port);
 /* The port (1 or 2) of an interface name or index, or 0 when it is not
  * one of the device's (Ethernet ports only). */
 unsigned emu_netif_port_by_name(const char *name);

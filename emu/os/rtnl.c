@@ -25,7 +25,6 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
-#include "base/config.h"
 #include "base/fdtab.h"
 #include "base/libc.h"
 #include "os/netif.h"
@@ -61,10 +60,7 @@ static pthread_mutex_t socks_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static bool has_netif(void)
 {
-	for (unsigned p = 1; p <= emu_cfg.ports && p <= 2; p++)
-		if (emu_netif_port_by_index(emu_netif_index(p)))
-			return true;
-	return false;
+	return emu_netif_exists(1) || emu_netif_exists(2);
 }
 
 void emu_rtnl_opened(int fd)
@@ -241,8 +237,8 @@ static size_t put_answer(uint8_t *out, size_t cap, const struct want *w, uint32_
 			len += emu_rtnl_put_ack(out + len, cap - len, &single, w->type);
 		return len;
 	}
-	for (unsigned p = 1; p <= emu_cfg.ports && p <= 2 && !w->no_entries; p++) {
-		if (!emu_netif_port_by_index(emu_netif_index(p)) || (w->port && w->port != p))
+	for (unsigned p = 1; p <= 2 && !w->no_entries; p++) {
+		if (!emu_netif_exists(p) || (w->port && w->port != p))
 			continue;
 		if (w->kind == WANT_LINK_DUMP)
 			len += emu_rtnl_put_link(out + len, cap - len, p, &multi);
@@ -268,14 +264,10 @@ static size_t rewrite(struct rtnl_sock *s, const uint8_t *in, size_t in_len, uin
 		struct want *w = find_want(s, h->nlmsg_seq);
 		size_t n = NLMSG_ALIGN(h->nlmsg_len) <= (size_t)left ? NLMSG_ALIGN(h->nlmsg_len) :
 									h->nlmsg_len;
-		bool kept_error = false;
 
 		if (w && w->kind != WANT_LINK && !ends_dump(h))
 			w = NULL;	/* an entry of the kernel's own, in a wanted dump */
-		/* the kernel's refusal of a filter that names a real interface stays */
-		if (w && w->kind == WANT_ADDR_DUMP && w->filter_index && !w->port)
-			kept_error = true;
-		if (!w || kept_error) {
+		if (!w) {
 			memcpy(out + len, h, n);
 			len += n;
 			continue;
