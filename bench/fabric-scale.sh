@@ -12,6 +12,12 @@
 #            and its adapter's engine thread, both polling), and the
 #            packets its full receive buffer dropped (recovered by
 #            go-back-N);
+#   UD fan-in  1, 3, 7 and 15 senders, MESSAGES*10 datagrams of 4096
+#            bytes each to one UD QP (512 receive WQEs), with the
+#            datagram credits and without (--datagram-credits=off), side
+#            by side: what the receiver took, what its full socket buffer
+#            dropped, what found no receive WQE, and the credit packets
+#            the credits cost per 1000 datagrams;
 #   all-to-all  16 hosts, 4 RC QPs between every two, SEND/WRITE/READ/
 #            fetch-and-add of -a BYTES (default 4096), MESSAGES/4 per QP,
 #            no faults: aggregate throughput of
@@ -30,7 +36,7 @@ while getopts "b:s:n:a:" opt; do
 	s) size=$OPTARG ;;
 	n) msgs=$OPTARG ;;
 	a) a2a_size=$OPTARG ;;
-	*) sed -n '3,21s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
+	*) sed -n '3,27s/^# \{0,1\}//p' "$0" >&2; exit 2 ;;
 	esac
 done
 here=$(cd "$(dirname "$0")" && pwd)
@@ -52,6 +58,22 @@ for senders in 1 3 7 15; do
 		while read -r mbs secs nspb drops; do
 			printf '%8s | %10s | %14s | %12s | %s\n' "$senders" "$mbs" "$nspb" "$drops" "$secs"
 		done
+done
+echo "# UD fan-in: $((msgs * 10)) datagrams of 4096 bytes per sender to one UD QP, 512 receive WQEs"
+printf '%8s | %7s | %10s | %12s | %11s | %12s | %s\n' senders credits received "buffer drops" \
+	"other drops" "credits/1000" seconds
+for senders in 1 3 7 15; do
+	for credits in on off; do
+		"$fabric" $((senders + 1)) "$run" "--datagram-credits=$credits" "$prog" -m ud_fanin \
+			-n $((msgs * 10)) -s 4096 -r 512 -w 64 >"$out" 2>&1
+		line=$(grep '^fabric ud_fanin:' "$out") ||
+			{ printf '%8s | %7s | failed\n' "$senders" "$credits"; continue; }
+		set -- $(echo "$line" | sed 's/.*posted: //' | tr -c '0-9.\n' ' ')
+		# sent, refused, received, counted dropped, percent, seconds, credit
+		# packets, buffer drops (the rest of the counted: no receive WQE)
+		printf '%8s | %7s | %10s | %12s | %11s | %12s | %s\n' "$senders" "$credits" "$3" "$8" \
+			"$(($4 - $8))" "$(($7 * 1000 / ($1 ? $1 : 1)))" "$6"
+	done
 done
 echo "# all-to-all: 16 hosts, 4 RC QPs between every two (480 connections), $((msgs / 4)) operations of $a2a_size bytes per QP"
 if "$fabric" 16 "$run" "" "$prog" -m all2all -n $((msgs / 4)) -q 4 -s "$a2a_size" >"$out" 2>&1; then

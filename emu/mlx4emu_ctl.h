@@ -92,6 +92,13 @@ struct mlx4emu_counters {
 	 * their ICRC does not match their bytes: no QP saw them, nothing
 	 * was answered.  Last, so that the layout before it stays. */
 	uint64_t wire_packets_bad_icrc;
+	/* Link packets (UDP 4791, both ports): the datagram credits that
+	 * pace UD and UC between adapters (emu/README.md, "Link credits"),
+	 * left out of wire_packets_* as InfiniBand's port counters leave out
+	 * its flow control packets.  After the above, for the same reason. */
+	uint64_t wire_credit_packets_sent;	/* handed to the kernel */
+	uint64_t wire_credit_packets_send_lost;	/* refused by it on send */
+	uint64_t wire_credit_packets_received;	/* with a good ICRC */
 };
 
 /* Stops the engine after its current pass; returns 0. Nests: no. */

@@ -82,9 +82,11 @@ bool emu_qp_remote_addr(const struct emu_qp *qp, uint32_t *addr);
 
 struct emu_remote_ops {
 	/* Sends a UD message to QP dqpn of the adapter at addr (IPv4, host
-	 * order) from the sender's port. */
-	void (*ud_send)(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
-			const struct emu_ud_msg *m);
+	 * order) from the sender's port.  Returns 0 when sent, EAGAIN when
+	 * the link has no room for it now (the transport schedules the QP
+	 * once it has). */
+	int (*ud_send)(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
+		       const struct emu_ud_msg *m);
 	/* Floods a UD message to a multicast group (m->dgid, DestQP
 	 * 0xffffff) to the other adapters of the wire segment, from the
 	 * sender's port. */

@@ -4,6 +4,7 @@
  * vector, remote QPN, Q_Key) names the destination; a QP of this adapter
  * gets the message at once, another adapter's through the transport.
  */
+#include <errno.h>
 #include <string.h>
 
 #include "adapter/cq.h"
@@ -194,8 +195,8 @@ void emu_send_ud(struct send_op *op, const struct emu_gather *g)
 	emu_port_gid_entry(port, av[9], m.sgid, &v2);
 	memcpy(m.dgid, av + 16, 16);
 	if (remote_dest(qp, av, eth, &addr)) {
-		if (emu_remote)
-			emu_remote->ud_send(qp, addr, dqpn, &m);
+		if (emu_remote && emu_remote->ud_send(qp, addr, dqpn, &m) == EAGAIN)
+			op->blocked = true;
 		return;
 	}
 	if (emu_mcast_send(av, eth, dqpn, qp, deliver_member, &m)) {

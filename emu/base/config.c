@@ -589,6 +589,7 @@ int emu_config_load(void)
 	err |= parse_uint("MLX4EMU_LINK_SPEED", 10, 100000, 40000, &x);
 	emu_cfg.link_speed = (unsigned)x;
 	err |= parse_bool("MLX4EMU_WIRE_FILTER", true, &emu_cfg.wire_filter);
+	err |= parse_bool("MLX4EMU_DATAGRAM_CREDITS", true, &emu_cfg.datagram_credits);
 	err |= parse_bool("MLX4EMU_CROSS_CABLE", false, &emu_cfg.cross_cable);
 	if (emu_cfg.cross_cable &&
 	    (emu_cfg.ports != 2 || emu_cfg.link_layer[0] != EMU_LL_ETH ||

@@ -34,6 +34,9 @@ struct emu_config {
 	/* the ports' sockets admit only the peers of connected QPs (and UD
 	 * while a UD QP is ready): wire/peer_filter.h */
 	bool wire_filter;
+	/* UD and UC between adapters paced by datagram credits
+	 * (transport/datagram_credits.h) */
+	bool datagram_credits;
 	/* doorbells: true = trapped stores to the UAR and BlueFlame pages
 	 * (exact), false = owner bits and BlueFlame buffers polled */
 	bool doorbell_trap;

@@ -105,6 +105,8 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 	out->wire_packets_sent = out->wire_packets_send_lost = 0;
 	out->wire_packets_received = out->wire_packets_dropped = 0;
 	out->wire_packets_refused = out->wire_packets_bad_icrc = 0;
+	out->wire_credit_packets_sent = out->wire_credit_packets_send_lost = 0;
+	out->wire_credit_packets_received = 0;
 	for (unsigned p = 1; p <= 2; p++) {
 		struct emu_link_counters l;
 
@@ -115,6 +117,9 @@ EXPORT int mlx4emu_get_counters(struct mlx4emu_counters *out)
 		out->wire_packets_dropped += l.rx_overflow;
 		out->wire_packets_refused += l.rx_refused;
 		out->wire_packets_bad_icrc += l.rx_bad_icrc;
+		out->wire_credit_packets_sent += l.tx_credits;
+		out->wire_credit_packets_send_lost += l.tx_credits_lost;
+		out->wire_credit_packets_received += l.rx_credits;
 	}
 	return 0;
 }

@@ -18,10 +18,11 @@ static const uint16_t credit_count[31] = {
 };
 #define CODE_NONE 31
 
-/* what one peer sends this port */
+/* what one peer sends this port, of one kind of traffic */
 struct grantee {
 	unsigned port;
 	uint32_t addr;
+	enum emu_link_grant_kind kind;
 	uint64_t last_ns;	/* its latest request */
 	uint32_t units;		/* granted in the latest ACK */
 	struct grantee *next;
@@ -47,48 +48,70 @@ uint64_t emu_link_grant_bytes(uint8_t code)
 	return (uint64_t)credit_count[code] * EMU_LINK_GRANT_UNIT;
 }
 
-static struct grantee *grantee_of(unsigned port, uint32_t addr)
+static struct grantee *grantee_of(unsigned port, uint32_t addr, enum emu_link_grant_kind kind)
 {
 	struct grantee *g;
 
 	for (g = grantees; g; g = g->next)
-		if (g->port == port && g->addr == addr)
+		if (g->port == port && g->addr == addr && g->kind == kind)
 			return g;
 	g = calloc(1, sizeof(*g));
 	if (!g)
 		return NULL;
 	g->port = port;
 	g->addr = addr;
+	g->kind = kind;
 	g->next = grantees;
 	grantees = g;
 	return g;
 }
 
-uint8_t emu_link_grant_code(unsigned port, uint32_t addr, uint64_t now_ns)
+/* The units `me` may hold now: an equal share of the port's pool among
+ * the active grantees, within what the others hold; counts it active. */
+static uint64_t share_units(struct grantee *me, uint64_t pool, uint64_t now_ns)
 {
-	uint64_t pool = emu_port_rcvbuf(port) / 2 / EMU_LINK_GRANT_UNIT;
 	uint64_t others = 0, share;
 	unsigned active = 1;
-	struct grantee *me = grantee_of(port, addr);
 
-	if (!me || !pool)
-		return CODE_NONE;	/* the requester keeps its own budget */
 	me->last_ns = now_ns;
 	for (struct grantee *g = grantees; g; g = g->next) {
-		if (g == me || g->port != port)
+		if (g == me || g->port != me->port)
 			continue;
 		if (now_ns - g->last_ns > EMU_LINK_GRANT_IDLE_NS) {
-			/* idle: its requester starts again from the initial grant */
+			/* idle: its sender starts again from the initial grant */
 			g->units = 0;
 			continue;
 		}
 		active++;
-		/* one that had no ACK yet may use the initial grant */
+		/* one that had no grant yet may use the initial one */
 		others += g->units ? g->units : EMU_LINK_GRANT_INITIAL;
 	}
 	share = pool / active;
 	if (others + share > pool)
 		share = others < pool ? pool - others : 0;
-	me->units = credit_count[code_at_most(share)];
-	return code_at_most(share);
+	return share;
+}
+
+uint8_t emu_link_grant_code(unsigned port, uint32_t addr, uint64_t now_ns)
+{
+	uint64_t pool = emu_port_rcvbuf(port) / 2 / EMU_LINK_GRANT_UNIT;
+	struct grantee *me = grantee_of(port, addr, EMU_LINK_GRANT_RC);
+	uint8_t code;
+
+	if (!me || !pool)
+		return CODE_NONE;	/* the requester keeps its own budget */
+	code = code_at_most(share_units(me, pool, now_ns));
+	me->units = credit_count[code];
+	return code;
+}
+
+uint64_t emu_link_grant_datagram_bytes(unsigned port, uint32_t addr, uint64_t now_ns)
+{
+	uint64_t pool = emu_port_rcvbuf(port) / 2 / EMU_LINK_GRANT_UNIT;
+	struct grantee *me = grantee_of(port, addr, EMU_LINK_GRANT_DATAGRAM);
+
+	if (!me || !pool)
+		return (uint64_t)EMU_LINK_GRANT_INITIAL * EMU_LINK_GRANT_UNIT;
+	me->units = (uint32_t)share_units(me, pool, now_ns);
+	return (uint64_t)me->units * EMU_LINK_GRANT_UNIT;
 }

@@ -21,6 +21,8 @@
 #include "transport/requester.h"
 #include "transport/conn_out.h"
 #include "transport/conn_timers.h"
+#include "transport/datagram_credits.h"
+#include "wire/rcvbuf.h"
 
 static uint32_t npkts(uint8_t opcode, uint64_t len, uint32_t mtu)
 {
@@ -386,6 +388,25 @@ void req_rewind(struct emu_conn *c, uint32_t psn)
 
 /* ---- posting ---- */
 
+/* What the peer's socket is charged for the packets of a UC message
+ * (transport/datagram_credits.h). */
+static uint64_t uc_charge(const struct req_wqe *w, uint32_t mtu)
+{
+	uint64_t bytes = 0;
+
+	for (uint32_t k = 0; k < w->npkts; k++) {
+		uint64_t off = (uint64_t)k * mtu;
+		uint32_t len = w->len - off < mtu ? (uint32_t)(w->len - off) : mtu;
+		struct emu_ext_layout l;
+
+		emu_roce_layout((uint8_t)(EMU_TR_UC | send_opcode(w, k == 0, k + 1 == w->npkts)),
+				&l);
+		bytes += emu_link_truesize(EMU_BTH_BYTES + l.len + len + ((4 - (len & 3)) & 3) +
+					   EMU_ICRC_BYTES);
+	}
+	return bytes;
+}
+
 static int uc_post(struct emu_conn *c, const struct emu_rc_msg *m)
 {
 	struct requester *r = &c->req;
@@ -404,6 +425,9 @@ static int uc_post(struct emu_conn *c, const struct emu_rc_msg *m)
 	uint8_t *data = buf;
 	uint32_t n = 0;
 
+	/* the whole message goes at once, or waits whole */
+	if (emu_dgram_credits_take(c->port, c->peer, uc_charge(&w, conn_mtu(c->qp)), c->qp->qpn))
+		return EAGAIN;
 	/* the packets copy the payload; a contiguous view is needed only
 	 * for the packet cuts, made here in one pass */
 	if (g->total > sizeof(buf)) {

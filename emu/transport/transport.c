@@ -23,6 +23,7 @@
 #include "transport/completer.h"
 #include "transport/conn.h"
 #include "transport/conn_timers.h"
+#include "transport/datagram_credits.h"
 #include "transport/eth_wire.h"
 #include "transport/gsi.h"
 #include "transport/requester.h"
@@ -118,6 +119,13 @@ static void dispatch(const struct emu_rx *rx)
 	struct emu_bth bth;
 
 	emu_bth_get(rx->pkt, &bth);
+	if (bth.opcode == EMU_OP_DATAGRAM_CREDIT && bth.pkey == EMU_DEFAULT_PKEY) {
+		emu_dgram_credits_receive(rx);
+		return;
+	}
+	/* read from the socket: what it took of the buffer is free again */
+	if (emu_dgram_paced(bth.opcode, bth.dest_qpn))
+		emu_dgram_credits_count(rx);
 	if (!emu_roce_layout(bth.opcode, &l) || rx->len < (size_t)(EMU_BTH_BYTES + l.len) ||
 	    bth.pkey != EMU_DEFAULT_PKEY) {
 		emu_admit_refuse(rx);
@@ -133,20 +141,28 @@ static void dispatch(const struct emu_rx *rx)
 }
 
 /* The RC timers that are due, then the QPs waiting for link credits
- * that came back (a destroy, a flush, a timeout). */
+ * that came back (a destroy, a flush, a timeout), then the datagram
+ * credit requests to send again. */
 static int timers_poll(struct emu_engine_source *src, uint64_t now_ns)
 {
 	int work;
 
 	(void)src;
 	work = conn_timers_run(now_ns);
-	return work + conn_link_serve(now_ns);
+	work += conn_link_serve(now_ns);
+	return work + emu_dgram_credits_poll(now_ns);
 }
 
 static uint64_t timers_deadline(struct emu_engine_source *src)
 {
+	uint64_t rc, dgram;
+
 	(void)src;
-	return conn_link_due() ? 0 : conn_timers_deadline();
+	if (conn_link_due())
+		return 0;
+	rc = conn_timers_deadline();
+	dgram = emu_dgram_credits_deadline();
+	return rc < dgram ? rc : dgram;
 }
 
 static int roce_poll(struct emu_engine_source *src, uint64_t now_ns)
@@ -166,6 +182,8 @@ static int roce_poll(struct emu_engine_source *src, uint64_t now_ns)
 		/* the ACKs returned credits: the QPs waiting send now, in
 		 * this pass's flush */
 		work += conn_link_serve(now_ns);
+		/* the datagrams read free their senders' credits */
+		work += emu_dgram_credits_poll(now_ns);
 	} while (more && work < RX_WORK_MAX);
 	work += emu_link_flush();
 	return work;

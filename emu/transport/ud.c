@@ -17,19 +17,23 @@
  */
 #include "transport/ud.h"
 
+#include <errno.h>
 #include <sys/uio.h>
 
 #include "adapter/mcast.h"
 
 #include "adapter/objects.h"
 #include "base/config.h"
+#include "transport/datagram_credits.h"
 #include "transport/flood.h"
 #include "wire/icrc.h"
 #include "wire/identity.h"
+#include "wire/rcvbuf.h"
 
-void emu_ud_send_remote(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
-			const struct emu_ud_msg *m)
+int emu_ud_send_remote(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
+		       const struct emu_ud_msg *m)
 {
+	unsigned port = qp->attr.port ? qp->attr.port : 1;
 	const struct emu_gather *g = m->payload;
 	uint8_t hdr[EMU_BTH_BYTES + EMU_DETH_BYTES + EMU_IMMDT_BYTES];
 	struct iovec iov[EMU_MAX_CHUNKS];
@@ -41,19 +45,23 @@ void emu_ud_send_remote(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
 		.dest_qpn = dqpn,
 		.psn = qp->attr.sq_psn,
 	};
-	size_t n = EMU_BTH_BYTES + EMU_DETH_BYTES;
+	size_t n = EMU_BTH_BYTES + EMU_DETH_BYTES + (m->has_imm ? EMU_IMMDT_BYTES : 0);
 
+	if (emu_dgram_paced(bth.opcode, dqpn) &&
+	    emu_dgram_credits_take(port, addr,
+				   emu_link_truesize(n + g->total + bth.pad + EMU_ICRC_BYTES),
+				   qp->qpn))
+		return EAGAIN;
 	qp->attr.sq_psn = (qp->attr.sq_psn + 1) & 0xffffff;
 	emu_bth_put(hdr, &bth);
 	emu_put_be32(hdr + EMU_BTH_BYTES, m->qkey);
 	emu_put_be32(hdr + EMU_BTH_BYTES + 4, qp->qpn & 0xffffff);
-	if (m->has_imm) {
-		memcpy(hdr + n, &m->imm_raw, 4);
-		n += 4;
-	}
+	if (m->has_imm)
+		memcpy(hdr + EMU_BTH_BYTES + EMU_DETH_BYTES, &m->imm_raw, 4);
 	for (uint32_t i = 0; i < g->n; i++)
 		iov[i] = (struct iovec){ (void *)g->c[i].p, g->c[i].len };
-	emu_link_queue(qp->attr.port ? qp->attr.port : 1, addr, hdr, n, iov, (int)g->n);
+	emu_link_queue(port, addr, hdr, n, iov, (int)g->n);
+	return 0;
 }
 
 /* fe80::<EUI-64 of 02:c9:addr>: the sender's GID 0 on Ethernet. */

@@ -7,8 +7,12 @@
 #include "wire/link.h"
 #include "wire/roce.h"
 
-void emu_ud_send_remote(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
-			const struct emu_ud_msg *m);
+/* Sends a datagram to QP dqpn of the adapter at addr (IPv4, host order):
+ * 0, or EAGAIN when the link's datagram credits have no room for it
+ * (transport/datagram_credits.h; nothing sent, the QP is scheduled when
+ * they do). */
+int emu_ud_send_remote(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
+		       const struct emu_ud_msg *m);
 /* A UD packet that arrived (BTH decoded); dropped unless a UD QP of the
  * port takes it. */
 void emu_ud_receive(const struct emu_rx *rx, const struct emu_bth *bth);

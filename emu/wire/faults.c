@@ -36,6 +36,10 @@ static uint8_t *spare;		/* swapped in when the delay ring is full */
 
 static uint64_t rng[2];
 static atomic_uint_fast64_t n_frames, n_dropped, n_duplicated, n_reordered, n_delayed;
+/* link packets: their own generators, so that how many of them a run
+ * sends (a matter of timing) leaves the data frames' fates alone */
+static uint64_t link_rng[2];
+static atomic_uint_fast64_t n_link_frames, n_link_dropped, n_link_duplicated;
 
 static uint64_t splitmix64(uint64_t *state)
 {
@@ -47,11 +51,16 @@ static uint64_t splitmix64(uint64_t *state)
 }
 
 /* True with probability ppm / 10^6. */
-static bool draw(unsigned port, uint32_t ppm)
+static bool draw_from(uint64_t *gen, uint32_t ppm)
 {
 	if (!ppm)
 		return false;
-	return ((splitmix64(&rng[port - 1]) >> 32) * 1000000ull >> 32) < ppm;
+	return ((splitmix64(gen) >> 32) * 1000000ull >> 32) < ppm;
+}
+
+static bool draw(unsigned port, uint32_t ppm)
+{
+	return draw_from(&rng[port - 1], ppm);
 }
 
 static bool holds_frames(void)
@@ -69,6 +78,7 @@ int emu_faults_init(void)
 		uint64_t s = emu_cfg.wire_seed ^ (0x5851f42d4c957f2dull * (p + 1));
 
 		rng[p] = splitmix64(&s);
+		link_rng[p] = splitmix64(&s);
 	}
 	emu_faults_on = emu_cfg.wire_drop_ppm || emu_cfg.wire_dup_ppm || holds_frames();
 	if (!holds_frames())
@@ -108,6 +118,21 @@ struct emu_fate emu_faults_decide(unsigned port)
 		f.hold = EMU_HOLD_DELAY;
 	else if (draw(port, emu_cfg.wire_reorder_ppm))
 		f.hold = EMU_HOLD_REORDER;
+	return f;
+}
+
+struct emu_fate emu_faults_decide_link(unsigned port)
+{
+	struct emu_fate f = { .copies = 1, .hold = EMU_HOLD_NONE };
+
+	atomic_fetch_add_explicit(&n_link_frames, 1, memory_order_relaxed);
+	if (draw_from(&link_rng[port - 1], emu_cfg.wire_drop_ppm)) {
+		f.drop = true;
+		atomic_fetch_add_explicit(&n_link_dropped, 1, memory_order_relaxed);
+	} else if (draw_from(&link_rng[port - 1], emu_cfg.wire_dup_ppm)) {
+		f.copies = 2;
+		atomic_fetch_add_explicit(&n_link_duplicated, 1, memory_order_relaxed);
+	}
 	return f;
 }
 
@@ -286,4 +311,10 @@ void emu_faults_report(void)
 		(unsigned long long)emu_cfg.wire_seed, (unsigned long long)c.frames,
 		(unsigned long long)c.dropped, (unsigned long long)c.duplicated,
 		(unsigned long long)c.reordered, (unsigned long long)c.delayed);
+	if (atomic_load(&n_link_frames))
+		fprintf(stderr, "mlx4emu: wire faults on link packets (datagram credits): of %llu "
+			"sent, %llu dropped, %llu duplicated\n",
+			(unsigned long long)atomic_load(&n_link_frames),
+			(unsigned long long)atomic_load(&n_link_dropped),
+			(unsigned long long)atomic_load(&n_link_duplicated));
 }

@@ -56,6 +56,12 @@ extern bool emu_faults_on;
 /* The fate of the next frame `port` sends; counts it. */
 struct emu_fate emu_faults_decide(unsigned port);
 
+/* The fate of the next link packet (a datagram credit, wire/roce.h)
+ * `port` sends, drawn from a generator of its own and counted apart:
+ * dropped or duplicated as data frames are, never held (a credit
+ * overtaken or late is still right: its counts are cumulative). */
+struct emu_fate emu_faults_decide_link(unsigned port);
+
 /* Hands a frame back to the link: `copies` times the `len` bytes at pkt. */
 typedef void emu_fault_release_fn(unsigned port, uint32_t dst, const uint8_t *pkt,
 				  size_t len, unsigned copies);

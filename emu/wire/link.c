@@ -68,6 +68,8 @@ static uint8_t rx_buf[RX_MSGS][RX_MSG_BYTES];
 struct link_port {
 	atomic_uint_fast64_t tx_packets, tx_lost, rx_packets, rx_overflow, rx_bad, rx_refused;
 	atomic_uint_fast64_t rx_bad_icrc;	/* of rx_bad */
+	/* link packets (datagram credits), apart from the data's counts */
+	atomic_uint_fast64_t tx_credits, tx_credits_lost, rx_credits;
 	uint32_t ovfl_seen;	/* the socket's SO_RXQ_OVFL count last read */
 };
 
@@ -176,8 +178,9 @@ static void trace_fate(const struct emu_fate *f, unsigned port, uint32_t dst,
 /* Applies the configured faults to the packet built in tx[ntx]. */
 static void fault_stage(unsigned port, uint32_t dst)
 {
-	struct emu_fate f = emu_faults_decide(port);
 	struct tx_slot *s = &tx[ntx];
+	struct emu_fate f = s->buf[0] == EMU_OP_DATAGRAM_CREDIT ? emu_faults_decide_link(port) :
+							    emu_faults_decide(port);
 
 	trace_fate(&f, port, dst, s->buf);
 	if (f.drop)
@@ -334,6 +337,26 @@ static unsigned packets_in(const unsigned *pkt0, unsigned from, unsigned count,
 	return (end < nmsg ? pkt0[end] : n) - pkt0[from];
 }
 
+/* Of the `count` packets from tx[at], the datagram credits. */
+static unsigned credits_in(unsigned at, unsigned count)
+{
+	unsigned credits = 0;
+
+	for (unsigned i = at; i < at + count; i++)
+		credits += tx[i].buf[0] == EMU_OP_DATAGRAM_CREDIT;
+	return credits;
+}
+
+/* `count` packets from tx[at] were handed to the kernel (sent) or
+ * refused by it. */
+static void count_sent(struct link_port *lp, unsigned at, unsigned count, bool sent)
+{
+	unsigned credits = credits_in(at, count);
+
+	add(sent ? &lp->tx_packets : &lp->tx_lost, count - credits);
+	add(sent ? &lp->tx_credits : &lp->tx_credits_lost, credits);
+}
+
 /* The iovecs of packet s (at most EMU_LINK_REF_IOV + 2) into v; returns
  * how many. */
 static unsigned packet_iov(struct tx_slot *s, struct iovec *v)
@@ -393,7 +416,8 @@ static void send_run(unsigned first, unsigned n)
 		int r = sendmmsg(fd, m + done, nmsg - done, 0);
 
 		if (r > 0) {
-			add(&lp->tx_packets, packets_in(pkt0, done, (unsigned)r, nmsg, n));
+			count_sent(lp, first + pkt0[done],
+				   packets_in(pkt0, done, (unsigned)r, nmsg, n), true);
 			done += (unsigned)r;
 			continue;
 		}
@@ -408,7 +432,7 @@ static void send_run(unsigned first, unsigned n)
 		 * EFAULT (memory a packet refers to was unmapped since it
 		 * was queued): the packets are lost on the wire, counted;
 		 * skip them */
-		add(&lp->tx_lost, npkt[done]);
+		count_sent(lp, first + pkt0[done], npkt[done], false);
 		done++;
 	}
 }
@@ -487,7 +511,7 @@ static int take_packet(unsigned port, uint32_t src, uint8_t *p, size_t len,
 		add(&lp->rx_bad_icrc, 1);
 		return 0;
 	}
-	add(&lp->rx_packets, 1);
+	add(p[0] == EMU_OP_DATAGRAM_CREDIT ? &lp->rx_credits : &lp->rx_packets, 1);
 	emu_capture_packet(src, emu_port_addr(port), p, len);
 	*rx = (struct emu_rx){ src, port, p, len - 4 };
 	return 1;
@@ -583,6 +607,9 @@ void emu_link_counters(unsigned port, struct emu_link_counters *out)
 	out->rx_bad = atomic_load(&lp->rx_bad);
 	out->rx_bad_icrc = atomic_load(&lp->rx_bad_icrc);
 	out->rx_refused = atomic_load(&lp->rx_refused);
+	out->tx_credits = atomic_load(&lp->tx_credits);
+	out->tx_credits_lost = atomic_load(&lp->tx_credits_lost);
+	out->rx_credits = atomic_load(&lp->rx_credits);
 	if (kernel_drops(port, &drops) && drops > out->rx_overflow)
 		out->rx_overflow = drops;
 }
@@ -593,19 +620,24 @@ void emu_link_report(unsigned port, uint64_t ud_no_wqe)
 
 	emu_link_counters(port, &c);
 	if (!c.tx_packets && !c.rx_packets && !c.tx_lost && !c.rx_overflow && !c.rx_bad &&
-	    !c.rx_refused)
+	    !c.rx_refused && !c.tx_credits && !c.rx_credits && !c.tx_credits_lost)
 		return;
 	if (!c.tx_lost && !c.rx_overflow && !c.rx_bad && !c.rx_refused && !ud_no_wqe &&
-	    !emu_cfg.debug)
+	    !c.tx_credits_lost && !emu_cfg.debug)
 		return;
 	fprintf(stderr,
 		"mlx4emu: port %u RoCEv2 over the wire: %" PRIu64 " packets sent, %" PRIu64
 		" received; lost: %" PRIu64 " on send, %" PRIu64
 		" receive buffer overflow or filtered, %" PRIu64 " bad ICRC or framing; %"
 		PRIu64 " refused (no QP takes them from that sender); %" PRIu64
-		" UD without a receive WQE\n",
+		" UD without a receive WQE",
 		port, c.tx_packets, c.rx_packets, c.tx_lost, c.rx_overflow, c.rx_bad,
 		c.rx_refused, ud_no_wqe);
+	if (c.tx_credits || c.rx_credits || c.tx_credits_lost)
+		fprintf(stderr, "; datagram credit packets: %" PRIu64 " sent, %" PRIu64
+			" received, %" PRIu64 " lost on send", c.tx_credits, c.rx_credits,
+			c.tx_credits_lost);
+	fputc('\n', stderr);
 }
 
 void emu_link_count_refused(unsigned port)

@@ -104,6 +104,12 @@ struct emu_link_counters {
 	uint64_t rx_refused;	/* not from UDP port 4791, or whole and
 				 * sound but no QP took it: the receive
 				 * checks (transport/admission.h) */
+	/* link packets (the datagram credits, transport/datagram_credits.h),
+	 * counted apart as InfiniBand's port counters leave out its flow
+	 * control packets: the counts above are the data's */
+	uint64_t tx_credits;	/* handed to the kernel */
+	uint64_t tx_credits_lost;	/* refused on send */
+	uint64_t rx_credits;	/* received with a good ICRC */
 };
 
 void emu_link_counters(unsigned port, struct emu_link_counters *out);

@@ -11,9 +11,12 @@
  *   jeq  #peer0, 0, 1 ; ret #ADMIT      one pair per peer
  *   ...
  *   ldb  [8] ; and #0xe0     the transport bits
- *   jeq  #0x60, 0, k         UD: while a UD QP is ready, ret #ADMIT;
- *                            else only to QP1 (the GSI, always there:
- *                            the connection manager's MADs):
+ *   jeq  #0x60, 0, k         UD: while a UD QP is ready, ret #ADMIT
+ *                            (and the datagram credits, 0xc0: the
+ *                            requests to its receiver, the updates to
+ *                            its sender); else only to QP1 (the GSI,
+ *                            always there: the connection manager's
+ *                            MADs):
  *   ld   [12] ; and #0xffffff ; jeq #1, 0, 1 ; ret #ADMIT
  *   drop: ret #0
  */
@@ -59,7 +62,7 @@ static unsigned build(const struct port_peers *pp, struct sock_filter *prog)
 {
 	unsigned i = 0;
 	/* the jne to drop skips what comes after it up to the last insn */
-	unsigned body = 1 + 2 * pp->n + (pp->ud_qps ? 4 : 7);
+	unsigned body = 1 + 2 * pp->n + (pp->ud_qps ? 5 : 7);
 
 	prog[i++] = insn(BPF_LD | BPF_H | BPF_ABS, 0, 0, 0);
 	/* a conditional jump reaches 255 instructions at most, so the port
@@ -74,7 +77,8 @@ static unsigned build(const struct port_peers *pp, struct sock_filter *prog)
 	prog[i++] = insn(BPF_LD | BPF_B | BPF_ABS, 0, 0, UDP_HEADER_BYTES);
 	prog[i++] = insn(BPF_ALU | BPF_AND | BPF_K, 0, 0, 0xe0);
 	if (pp->ud_qps) {
-		prog[i++] = insn(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, EMU_TR_UD);
+		prog[i++] = insn(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, EMU_TR_UD);
+		prog[i++] = insn(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, EMU_TR_VENDOR);
 	} else {
 		/* DestQP, the low 24 bits of BTH bytes 4..7 */
 		prog[i++] = insn(BPF_JMP | BPF_JEQ | BPF_K, 0, 4, EMU_TR_UD);

@@ -5,7 +5,8 @@
  * buffer only when it comes from UDP port 4791 of a peer address some QP
  * of the port is connected to, or, while the port has a UD QP ready to
  * receive, when it carries a UD packet (the UD model takes any sender
- * with the right Q_Key).  Everything else is dropped by the kernel
+ * with the right Q_Key) or a datagram credit (opcode 0xc0,
+ * transport/datagram_credits.h).  Everything else is dropped by the kernel
  * before it takes receive-buffer space, so that a stranger's flood cannot
  * overflow the buffer the link credits of the legitimate peers count on
  * (transport/link_credits.c).  The kernel counts such a drop in the

@@ -31,7 +31,14 @@ enum {
 	EMU_TR_UC = 0x20,
 	EMU_TR_UD = 0x60,
 	EMU_TR_XRC = 0xa0,
+	/* 0xc0..0xff: manufacturer specific (IBTA Vol. 1 9.2.1, table 38);
+	 * this device's adapters use them between themselves only */
+	EMU_TR_VENDOR = 0xc0,
 };
+
+/* The credit request and update of UD and UC datagrams between adapters
+ * (transport/datagram_credits.h). */
+#define EMU_OP_DATAGRAM_CREDIT (EMU_TR_VENDOR | 0x00)
 
 /* Operation of the low 5 bits. */
 enum {

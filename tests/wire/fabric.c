@@ -4,7 +4,8 @@
  * one process per network namespace, host 0 the hub).
  *
  *   fabric -m MODE -i HOST -N HOSTS -H HUB_ADDR -p TCP_PORT
- *          [-n OPS] [-s BYTES] [-q QPS] [-w WINDOW] [-r RQ] [-t SECONDS] [-D]
+ *          [-n OPS] [-s BYTES] [-q QPS] [-w WINDOW] [-r RQ] [-t SECONDS] [-D] [-b]
+ *          [-P MS] [-u]
  *          [-k RESTARTS [-S SEED]] [-J]
  *
  * MODE:
@@ -38,9 +39,26 @@
  * receive WQE).  A datagram lost anywhere else is reported as silent
  * loss and fails the run.
  *
- * -D: the run fails if the hub's receive buffer dropped any packet (the
- * control API's wire_packets_dropped of the hub's adapter): the link
- * credits its port grants must keep every sender within it.
+ * -D: the run fails if the receive buffer of a host that is sent to (the
+ * hub in fan-in, every other host in fan-out) dropped any packet (the
+ * control API's wire_packets_dropped of its adapter): the link credits
+ * its port grants, RC's in their ACKs and the datagrams' in their
+ * updates, must keep every sender within it.
+ *
+ * -b (UD): a sender sends each destination its OPS datagrams in a row,
+ * one destination after the other, rather than one to each in turn: in
+ * fan-out every receiver in turn takes the whole stream of the sender.
+ *
+ * -P (UD): a receiver's adapter stops (mlx4emu_pause) for MS ms as its
+ * first datagram arrives, as a loaded host's does: its socket reads
+ * nothing meanwhile, and what its senders send fills the buffer unless
+ * the datagram credits hold them back (MS below the 250 ms after which
+ * a sender takes a peer that answers no credit request as gone).
+ *
+ * -u (rc_fanin, rc_fanout): the QPs are UC: no ACK, no resend, so every
+ * SEND must arrive the first time (the receivers post a receive for
+ * each, -r at least -n): what the datagram credits must keep from a
+ * full socket buffer.
  *
  * -k (all-to-all): while the traffic flows the hub kills RESTARTS times a
  * host other than itself, chosen at random (SIGKILL, at random points
@@ -90,7 +108,11 @@ static const char *const mode_names[MODES] = { "rc_fanin", "rc_fanout", "all2all
 struct params {
 	enum mode mode;
 	unsigned host, hosts, ops, qps, window, rq, seconds;
-	bool no_hub_drops;	/* -D: the hub's receive buffer may drop nothing */
+	unsigned stall_ms;	/* -P: UD, a receiver's adapter stalls this long */
+	bool no_receiver_drops;	/* -D: no receive buffer of a host sent to may
+				 * drop anything */
+	bool bursts;		/* -b: UD, all of one destination's in a row */
+	bool uc;		/* -u: rc_fanin, rc_fanout over UC QPs */
 	unsigned restarts;	/* -k: peers the hub kills while the traffic flows */
 	unsigned seed;		/* -S: where they fall */
 	bool rejoin;		/* -J: this host was killed and started again */
@@ -134,6 +156,7 @@ struct report {
 	uint64_t ended_retry, ended_flush;	/* of `ended`: RETRY_EXC_ERR, WR_FLUSH_ERR */
 	uint64_t bytes;
 	uint64_t kernel_drops;			/* wire_packets_dropped */
+	uint64_t credits_sent;			/* wire_credit_packets_sent */
 	uint64_t cpu_ns;			/* this process's CPU time */
 	uint64_t qp_ns[MAX_QPS];		/* time to a QP's last completion */
 };
@@ -276,7 +299,7 @@ static struct ibv_qp *new_qp(void)
 	struct ibv_qp_init_attr a = {
 		.send_cq = send_cq,
 		.recv_cq = recv_cq,
-		.qp_type = is_ud() ? IBV_QPT_UD : IBV_QPT_RC,
+		.qp_type = is_ud() ? IBV_QPT_UD : P.uc ? IBV_QPT_UC : IBV_QPT_RC,
 		.cap = { .max_send_wr = P.window, .max_recv_wr = P.rq, .max_send_sge = 1,
 			 .max_recv_sge = 1 },
 	};
@@ -313,8 +336,9 @@ static int to_init(struct fab_qp *f)
 		a.qkey = QKEY;
 		mask |= IBV_QP_QKEY;
 	} else {
-		a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-				    IBV_ACCESS_REMOTE_ATOMIC;
+		a.qp_access_flags = P.uc ? IBV_ACCESS_REMOTE_WRITE :
+				    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+					    IBV_ACCESS_REMOTE_ATOMIC;
 		mask |= IBV_QP_ACCESS_FLAGS;
 	}
 	return ibv_modify_qp(f->qp, &a, mask) ? fail("QP to INIT") : 0;
@@ -329,6 +353,25 @@ static int ud_ready(struct fab_qp *f)
 	a.qp_state = IBV_QPS_RTS;
 	a.sq_psn = 0;
 	return ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? fail("UD QP to RTS") : 0;
+}
+
+/* UC: RTR with the path and PSN only, RTS with the send PSN only. */
+static int uc_connect(struct fab_qp *f)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = port_attr.active_mtu,
+		.dest_qp_num = f->remote.qpn,
+		.rq_psn = f->remote.psn,
+		.ah_attr = { .dlid = (uint16_t)f->remote.lid, .port_num = 1 },
+	};
+
+	if (ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+					     IBV_QP_DEST_QPN | IBV_QP_RQ_PSN))
+		return fail("UC QP to RTR");
+	a.qp_state = IBV_QPS_RTS;
+	a.sq_psn = (uint32_t)(f - qps) * 4096 & 0xffffff;
+	return ibv_modify_qp(f->qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN) ? fail("UC QP to RTS") : 0;
 }
 
 static int rc_connect(struct fab_qp *f)
@@ -439,7 +482,7 @@ static int connect_to_table(struct fab_qp *f)
 	f->remote = table[f->peer][slot(P.host, f->q)];
 	if (!f->remote.qpn)
 		return fail("a peer published no QP for this host");
-	return rc_connect(f);
+	return P.uc ? uc_connect(f) : rc_connect(f);
 }
 
 /* A host started again: its row to the conductor, every survivor's new
@@ -1027,8 +1070,8 @@ static int ud_send_all(struct report *r)
 		int n;
 
 		while (posted < total && posted - completed < P.window) {
-			unsigned h = dest[posted % nd];
-			uint32_t seq = posted / nd;
+			unsigned h = P.bursts ? dest[posted / P.ops] : dest[posted % nd];
+			uint32_t seq = P.bursts ? posted % P.ops : posted / nd;
 			uint8_t *local = f->buf + posted % P.window * P.size;
 			struct ibv_sge sge = { .addr = (uintptr_t)local,
 					       .length = (uint32_t)P.size,
@@ -1107,6 +1150,7 @@ static int ud_receive_all(struct report *r)
 {
 	uint64_t end = now_ns() + (uint64_t)P.seconds * 1000000000ull, quiet_since = now_ns();
 	uint64_t due = 0, taken = 0, last = 0;
+	bool stalled = false;
 	uint8_t *seen = calloc((size_t)P.hosts * P.ops, 1);
 	struct mlx4emu_counters c = base;
 	struct ibv_wc wc[32];
@@ -1126,6 +1170,12 @@ static int ud_receive_all(struct report *r)
 		for (int k = 0; k < n; k++, taken++)
 			if (ud_take(&wc[k], seen))
 				goto out;
+		if (n > 0 && P.stall_ms && !stalled) {
+			stalled = true;
+			ctl.pause();
+			usleep(P.stall_ms * 1000u);
+			ctl.resume();
+		}
 		if (n > 0 || !(spin & 1023)) {
 			ctl.get_counters(&c);
 			if (taken + ud_counted_drops(&c) != last) {
@@ -1185,10 +1235,34 @@ static int restart_verdict(const struct report *sum)
 	return -1;
 }
 
+/* -D: what the receive buffers of the hosts sent to dropped; fails the
+ * run when they dropped any. */
+static int receiver_drops_verdict(const struct report *all)
+{
+	uint64_t drops = 0;
+	unsigned hosts = 0;
+
+	for (unsigned h = 0; h < P.hosts; h++) {
+		bool sent_to = false;
+
+		for (unsigned s = 0; s < P.hosts && !sent_to; s++)
+			sent_to = s != h && sends_to(s, h);
+		if (sent_to) {
+			drops += all[h].kernel_drops;
+			hosts++;
+		}
+	}
+	if (!P.no_receiver_drops || !drops)
+		return 0;
+	printf("FAIL: fabric %s: the full receive buffers of the %u hosts sent to dropped %" PRIu64
+	       " packets (wire_packets_dropped), none allowed\n", mode_names[P.mode], hosts, drops);
+	return -1;
+}
+
 static int hub_verdict(const struct report *all, double seconds)
 {
 	uint64_t posted = 0, sent = 0, lost = 0, received = 0, dropped = 0, ops = 0, recvs = 0;
-	uint64_t bytes = 0, kdrops = 0, hub_cpu = all[0].cpu_ns, want_ops = 0, want_recvs = 0, times[FAB_MAX_HOSTS * MAX_QPS];
+	uint64_t bytes = 0, kdrops = 0, credits = 0, hub_cpu = all[0].cpu_ns, want_ops = 0, want_recvs = 0, times[FAB_MAX_HOSTS * MAX_QPS];
 	struct report broken = { 0 };
 	unsigned failed = 0, nt = 0;
 	int rc = 0;
@@ -1212,6 +1286,7 @@ static int hub_verdict(const struct report *all, double seconds)
 		broken.ended_flush += r->ended_flush;
 		bytes += r->bytes;
 		kdrops += r->kernel_drops;
+		credits += r->credits_sent;
 		for (unsigned i = 0; i < MAX_QPS; i++)
 			if (r->qp_ns[i])
 				times[nt++] = r->qp_ns[i];
@@ -1229,9 +1304,12 @@ static int hub_verdict(const struct report *all, double seconds)
 	if (is_ud()) {
 		printf("fabric %s: %u hosts, %" PRIu64 " datagrams of %zu bytes posted: %" PRIu64
 		       " sent, %" PRIu64 " refused on send; %" PRIu64 " received, %" PRIu64
-		       " counted dropped by the receivers (%.0f%% delivered) in %.2f s\n",
+		       " counted dropped by the receivers (%.0f%% delivered) in %.2f s; %" PRIu64
+		       " datagram credit packets, %" PRIu64 " packets dropped by full receive "
+		       "buffers\n",
 		       mode_names[P.mode], P.hosts, posted, P.size, sent, lost, received, dropped,
-		       posted ? 100.0 * (double)received / (double)posted : 0.0, seconds);
+		       posted ? 100.0 * (double)received / (double)posted : 0.0, seconds, credits,
+		       kdrops);
 		if (posted != sent + lost || sent != received + dropped) {
 			printf("FAIL: fabric %s: %" PRIu64 " datagrams lost silently\n",
 			       mode_names[P.mode], posted - lost - received - dropped);
@@ -1246,12 +1324,6 @@ static int hub_verdict(const struct report *all, double seconds)
 		       (double)bytes / seconds / 1e6, seconds,
 		       (double)hub_cpu / (double)(P.mode == ALL2ALL ? bytes / P.hosts : bytes),
 		       kdrops);
-		if (P.no_hub_drops && all[0].kernel_drops) {
-			printf("FAIL: fabric %s: the hub's full receive buffer dropped %" PRIu64
-			       " packets (wire_packets_dropped), none allowed\n", mode_names[P.mode],
-			       all[0].kernel_drops);
-			rc = -1;
-		}
 		if (ops != want_ops || recvs != want_recvs) {
 			printf("FAIL: fabric %s: %" PRIu64 " operations and %" PRIu64
 			       " receives, %" PRIu64 " and %" PRIu64 " due\n", mode_names[P.mode],
@@ -1259,6 +1331,8 @@ static int hub_verdict(const struct report *all, double seconds)
 			rc = -1;
 		}
 	}
+	if (receiver_drops_verdict(all))
+		rc = -1;
 	if (P.mode == ALL2ALL && restart_verdict(&broken))
 		rc = -1;
 	if (P.mode == ALL2ALL && nt) {
@@ -1289,7 +1363,7 @@ static int usage(void)
 	fprintf(stderr, "usage: fabric -m rc_fanin|rc_fanout|rc_write_fanin|all2all|ud_fanin|ud_fanout "
 		"-i HOST "
 		"-N HOSTS -H HUB_ADDR -p TCP_PORT [-n OPS] [-s BYTES] [-q QPS] [-w WINDOW] "
-		"[-r RQ] [-t SECONDS] [-D] [-k RESTARTS [-S SEED]] [-J]\n");
+		"[-r RQ] [-t SECONDS] [-D] [-b] [-P MS] [-u] [-k RESTARTS [-S SEED]] [-J]\n");
 	return 2;
 }
 
@@ -1310,7 +1384,7 @@ static int parse(int argc, char **argv)
 	int c;
 
 	P = (struct params){ .ops = 200, .qps = 1, .window = 16, .rq = 64, .seconds = 100 };
-	while ((c = getopt(argc, argv, "m:i:N:H:p:n:s:q:w:r:t:Dk:S:J")) != -1) {
+	while ((c = getopt(argc, argv, "m:i:N:H:p:n:s:q:w:r:t:DbuP:k:S:J")) != -1) {
 		bool ok = true;
 
 		switch (c) {
@@ -1330,7 +1404,10 @@ static int parse(int argc, char **argv)
 		case 'w': ok = number(optarg, 1, 256, &P.window); break;
 		case 'r': ok = number(optarg, 1, 4096, &P.rq); break;
 		case 't': ok = number(optarg, 1, 100000, &P.seconds); break;
-		case 'D': P.no_hub_drops = true; break;
+		case 'D': P.no_receiver_drops = true; break;
+		case 'b': P.bursts = true; break;
+		case 'u': P.uc = true; break;
+		case 'P': ok = number(optarg, 1, 200, &P.stall_ms); break;
 		case 'k': ok = number(optarg, 0, FAB_MAX_RESTARTS, &P.restarts); break;
 		case 'S': ok = number(optarg, 0, ~0u, &P.seed); break;
 		case 'J': P.rejoin = true; break;
@@ -1345,6 +1422,8 @@ static int parse(int argc, char **argv)
 	P.size = size;
 	P.port = (uint16_t)port;
 	if ((P.restarts || P.rejoin) && (!restarts_on() || P.hosts < 3 || (P.rejoin && !P.host)))
+		return usage();
+	if (P.uc && P.mode != RC_FANIN && P.mode != RC_FANOUT)
 		return usage();
 	if (is_ud())
 		P.qps = 1;
@@ -1465,6 +1544,7 @@ int main(int argc, char **argv)
 
 		ctl.get_counters(&c);
 		mine.kernel_drops = c.wire_packets_dropped - base.wire_packets_dropped;
+		mine.credits_sent = c.wire_credit_packets_sent - base.wire_credit_packets_sent;
 	}
 	/* every host's WRITEs and fetch-and-adds are done at this barrier */
 	if (!(P.mode == RC_WRITE_FANIN && P.host == 0) && fab_barrier(&star, "done"))

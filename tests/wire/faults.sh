@@ -55,10 +55,13 @@ dup)
 	[ "$dups" -eq "$duplicated" ] || fail "the server saw $dups duplicates, the wire made $duplicated"
 	[ "$distinct" -eq "$n" ] || fail "distinct $distinct of $n"
 	if command -v tshark >/dev/null 2>&1; then
-		# each duplicate is a second frame with the same PSN
-		twice=$(tshark -r "$dir/client.pcap" -d udp.port==4791,infiniband \
+		# each duplicate is a second frame with the same PSN; the
+		# datagram credits (opcode 0xc0, link packets) are not data
+		data='infiniband.bth.opcode != 0xc0'
+		twice=$(tshark -r "$dir/client.pcap" -d udp.port==4791,infiniband -Y "$data" \
 			-T fields -e infiniband.bth.psn 2>/dev/null | sort | uniq -d | wc -l)
-		frames_cap=$(tshark -r "$dir/client.pcap" -d udp.port==4791,infiniband 2>/dev/null | wc -l)
+		frames_cap=$(tshark -r "$dir/client.pcap" -d udp.port==4791,infiniband \
+			-Y "$data" 2>/dev/null | wc -l)
 		echo "capture: $frames_cap frames, $twice PSNs twice"
 		[ "$twice" -eq "$duplicated" ] || fail "the capture has $twice PSNs twice"
 		[ "$frames_cap" -eq $((n + duplicated)) ] || fail "the capture has $frames_cap frames"
