@@ -64,7 +64,10 @@ struct mlx4emu_counters {
 					 * or of another segment (VNI) */
 	/* RoCEv2 packets between adapters (UDP 4791), both ports */
 	uint64_t wire_packets_sent;	/* handed to the kernel */
-	uint64_t wire_packets_send_lost; /* refused by the kernel on send */
+	uint64_t wire_packets_send_lost; /* refused by the kernel on send, or
+					  * UD and UC discarded for a peer
+					  * that answered no datagram credit
+					  * request for 500 ms */
 	uint64_t wire_packets_received;	/* whole, with a good ICRC */
 	uint64_t wire_packets_dropped;	/* dropped by the kernel before the
 					 * device saw them: a full receive

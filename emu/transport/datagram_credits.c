@@ -33,7 +33,7 @@ struct dgram_link {
 	uint64_t update_ns;	/* when that update came (0: none yet) */
 	uint64_t asked_ns;	/* the unanswered request's time (0: none) */
 	uint64_t wait_ns;	/* since when QPs wait (0: none waits) */
-	bool silent;		/* answered no request for PEER_SILENT_NS */
+	bool silent;		/* answered no request for EMU_DGRAM_HOQ_LIFE_NS */
 	uint32_t *waiters;	/* QPNs, in the order they came */
 	unsigned nwait, wait_cap;
 	struct dgram_link *next;	/* in its bucket */
@@ -137,7 +137,7 @@ static struct dgram_link *link_of(unsigned port, uint32_t addr)
 
 static bool room_for(const struct dgram_link *l, uint64_t bytes)
 {
-	return l->silent || l->sent == l->drained || l->sent + bytes <= l->drained + l->share;
+	return l->sent == l->drained || l->sent + bytes <= l->drained + l->share;
 }
 
 /* Removes qpn from the waiters; whether it was one. */
@@ -209,14 +209,19 @@ int emu_dgram_credits_take(unsigned port, uint32_t addr, uint64_t bytes, uint32_
 	if (!emu_cfg.datagram_credits || !(l = link_of(port, addr)))
 		return 0;	/* unpaced */
 	now_ns = emu_now_ns();
+	if (l->silent) {
+		/* as a switch discards what waited out its head-of-queue
+		 * lifetime: the sender's work completes, nothing is sent */
+		if (now_ns - l->asked_ns >= EMU_DGRAM_PROBE_NS)
+			ask(l, now_ns);
+		return EHOSTUNREACH;
+	}
 	/* after an idle spell the peer may have given this share to others */
 	if (l->sent == l->drained && l->update_ns &&
 	    now_ns - l->update_ns > EMU_LINK_GRANT_IDLE_NS / 2)
 		l->share = initial_share(port);
 	if (room_for(l, bytes) && (!l->nwait || unqueue(l, qpn))) {
 		l->sent += bytes;
-		if (l->silent && now_ns - l->asked_ns >= EMU_DGRAM_PROBE_NS)
-			ask(l, now_ns);
 		return 0;
 	}
 	if (!enqueue(l, qpn, now_ns))
@@ -248,7 +253,8 @@ static void take_update(unsigned port, uint32_t addr, uint32_t session, uint64_t
 		wake(l);
 }
 
-/* Asks again where a request went unanswered; gives up on a silent peer. */
+/* Asks again where a request went unanswered; takes a peer that answered
+ * none for the head-of-queue lifetime as one that drains nothing. */
 static int serve_waiting(uint64_t now_ns)
 {
 	struct dgram_link *l = waiting, *next;
@@ -256,7 +262,7 @@ static int serve_waiting(uint64_t now_ns)
 
 	for (; l; l = next) {
 		next = l->wnext;
-		if (now_ns - l->wait_ns >= EMU_DGRAM_PEER_SILENT_NS) {
+		if (now_ns - l->wait_ns >= EMU_DGRAM_HOQ_LIFE_NS) {
 			l->silent = true;
 			wake(l);
 			work++;
@@ -388,7 +394,7 @@ uint64_t emu_dgram_credits_deadline(void)
 		return 0;
 	for (const struct dgram_link *l = waiting; l; l = l->wnext) {
 		uint64_t again = l->asked_ns + EMU_DGRAM_ASK_AGAIN_NS;
-		uint64_t silent = l->wait_ns + EMU_DGRAM_PEER_SILENT_NS;
+		uint64_t silent = l->wait_ns + EMU_DGRAM_HOQ_LIFE_NS;
 
 		if (again < d)
 			d = again;

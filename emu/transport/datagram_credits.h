@@ -31,10 +31,14 @@
  * sender's session (32 bits: a new process at the same address starts a
  * new count), then two 64-bit values: request (sent, 0), update (drained,
  * share); all big-endian.  A request is sent again every
- * EMU_DGRAM_ASK_AGAIN_NS while unanswered; a peer that answers none for
- * EMU_DGRAM_PEER_SILENT_NS is taken as gone, as a switch drops packets
- * to a port that is down: its datagrams go unpaced (and are lost where a
- * real one's would be) until it answers a probe again.  An update never
+ * EMU_DGRAM_ASK_AGAIN_NS while unanswered.  A peer that answers none for
+ * EMU_DGRAM_HOQ_LIFE_NS (a process stopped or gone) drains nothing, as a
+ * port that is down or stalled does: as an InfiniBand switch discards a
+ * packet that waited at the head of its queue for the head-of-queue
+ * lifetime (IBTA Vol. 1 18.2.5.4), the sender's adapter then discards
+ * what it would send there, counted as lost on send, and its WQEs
+ * complete, until the peer answers one of the requests still sent every
+ * EMU_DGRAM_PROBE_NS.  An update never
  * makes the sender count more drained than it sent, nor a share beyond a
  * quarter of its own port's buffer: a forged one can stall a link for
  * one request's round trip, never make it overrun by more than that.
@@ -57,9 +61,9 @@
 
 /* an unanswered credit request goes again after this long */
 #define EMU_DGRAM_ASK_AGAIN_NS 2000000ull
-/* a peer that answered no request for this long is taken as gone */
-#define EMU_DGRAM_PEER_SILENT_NS 250000000ull
-/* how often a silent peer is asked whether it is back */
+/* a peer that answered no request for this long drains nothing */
+#define EMU_DGRAM_HOQ_LIFE_NS 500000000ull
+/* how often such a peer is asked whether it drains again */
 #define EMU_DGRAM_PROBE_NS 50000000ull
 /* links and sources tracked at most; beyond them a link is unpaced and a
  * source's requests are answered without keeping its count */
@@ -79,7 +83,9 @@ static inline bool emu_dgram_paced(uint8_t opcode, uint32_t dest_qpn)
  * link from `port` to the adapter at `addr` (IPv4, host order) for a
  * message of QP `qpn`.  0: taken, send it now.  EAGAIN: no room; the QP
  * is queued on the link and scheduled (emu_qp_schedule) when an update
- * makes room, to try again.
+ * makes room, to try again.  EHOSTUNREACH: the peer drains nothing
+ * (above): discard the message, count its packets lost on send
+ * (emu_link_count_discarded), complete its WQE.
  */
 int emu_dgram_credits_take(unsigned port, uint32_t addr, uint64_t bytes, uint32_t qpn);
 

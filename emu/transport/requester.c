@@ -426,8 +426,16 @@ static int uc_post(struct emu_conn *c, const struct emu_rc_msg *m)
 	uint32_t n = 0;
 
 	/* the whole message goes at once, or waits whole */
-	if (emu_dgram_credits_take(c->port, c->peer, uc_charge(&w, conn_mtu(c->qp)), c->qp->qpn))
+	switch (emu_dgram_credits_take(c->port, c->peer, uc_charge(&w, conn_mtu(c->qp)),
+				       c->qp->qpn)) {
+	case EAGAIN:
 		return EAGAIN;
+	case EHOSTUNREACH:
+		/* the peer drains nothing: lost on the way, counted */
+		emu_link_count_discarded(c->port, w.npkts);
+		r->post_psn = emu_psn_add(r->post_psn, w.npkts);
+		return 0;
+	}
 	/* the packets copy the payload; a contiguous view is needed only
 	 * for the packet cuts, made here in one pass */
 	if (g->total > sizeof(buf)) {

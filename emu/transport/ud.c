@@ -47,12 +47,19 @@ int emu_ud_send_remote(struct emu_qp *qp, uint32_t addr, uint32_t dqpn,
 	};
 	size_t n = EMU_BTH_BYTES + EMU_DETH_BYTES + (m->has_imm ? EMU_IMMDT_BYTES : 0);
 
-	if (emu_dgram_paced(bth.opcode, dqpn) &&
-	    emu_dgram_credits_take(port, addr,
-				   emu_link_truesize(n + g->total + bth.pad + EMU_ICRC_BYTES),
-				   qp->qpn))
+	int paced = emu_dgram_paced(bth.opcode, dqpn) ?
+		emu_dgram_credits_take(port, addr,
+				       emu_link_truesize(n + g->total + bth.pad + EMU_ICRC_BYTES),
+				       qp->qpn) : 0;
+
+	if (paced == EAGAIN)
 		return EAGAIN;
 	qp->attr.sq_psn = (qp->attr.sq_psn + 1) & 0xffffff;
+	if (paced == EHOSTUNREACH) {
+		/* the peer drains nothing: lost on the way, counted */
+		emu_link_count_discarded(port, 1);
+		return 0;
+	}
 	emu_bth_put(hdr, &bth);
 	emu_put_be32(hdr + EMU_BTH_BYTES, m->qkey);
 	emu_put_be32(hdr + EMU_BTH_BYTES + 4, qp->qpn & 0xffffff);

@@ -640,6 +640,12 @@ void emu_link_report(unsigned port, uint64_t ud_no_wqe)
 	fputc('\n', stderr);
 }
 
+void emu_link_count_discarded(unsigned port, unsigned packets)
+{
+	if (port >= 1 && port <= 2)
+		add(&link_ports[port - 1].tx_lost, packets);
+}
+
 void emu_link_count_refused(unsigned port)
 {
 	if (port >= 1 && port <= 2)

@@ -95,7 +95,8 @@ int emu_link_recv(unsigned port, struct emu_rx *rx, int max, bool *more);
 struct emu_link_counters {
 	uint64_t tx_packets;	/* handed to the kernel */
 	uint64_t tx_lost;	/* refused on send (socket buffer full, a
-				 * peer gone) */
+				 * peer gone), or discarded for a peer that
+				 * drains nothing (datagram credits) */
 	uint64_t rx_packets;	/* received with a good ICRC */
 	uint64_t rx_overflow;	/* dropped by a full receive buffer
 				 * (SO_RXQ_OVFL) */
@@ -124,5 +125,8 @@ void emu_link_counters(unsigned port, struct emu_link_counters *out);
 void emu_link_report(unsigned port, uint64_t ud_no_wqe);
 /* One packet of `port` the receive checks dropped (rx_refused). */
 void emu_link_count_refused(unsigned port);
+/* `packets` the transport discarded instead of sending them (tx_lost):
+ * for a peer that drains nothing (transport/datagram_credits.h). */
+void emu_link_count_discarded(unsigned port, unsigned packets);
 
 #endif

@@ -52,8 +52,9 @@
  * -P (UD): a receiver's adapter stops (mlx4emu_pause) for MS ms as its
  * first datagram arrives, as a loaded host's does: its socket reads
  * nothing meanwhile, and what its senders send fills the buffer unless
- * the datagram credits hold them back (MS below the 250 ms after which
- * a sender takes a peer that answers no credit request as gone).
+ * the datagram credits hold them back (MS below the 500 ms after which
+ * a sender takes a peer that answers no credit request as draining
+ * nothing).
  *
  * -u (rc_fanin, rc_fanout): the QPs are UC: no ACK, no resend, so every
  * SEND must arrive the first time (the receivers post a receive for
