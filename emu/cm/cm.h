@@ -151,6 +151,11 @@ void cm_events_drop(struct cm_id *id);
 /* Moves the id's queued events to its (new) file. */
 void cm_events_move(struct cm_id *id, unsigned from);
 
+/* Whether ip is an address of one of the host's own interfaces (not of
+ * 127/8, where the adapters live, nor an adapter's): one a bind names a
+ * netdev without an RDMA device by (ENODEV). */
+bool cm_addr_host_only(uint32_t ip);
+
 /* cm_addr.c */
 /* The adapter port that owns the IPv4 address (host order), 0 if none. */
 unsigned cm_addr_owner(uint32_t ip);

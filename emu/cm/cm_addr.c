@@ -118,6 +118,24 @@ int cm_addr_route(uint32_t ip, unsigned prefer_port, unsigned *port, uint32_t *p
 	return 0;
 }
 
+bool cm_addr_host_only(uint32_t ip)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(ip) };
+	bool local;
+	int s;
+
+	/* 127/8 is where the adapters live (wire/identity.h): an address
+	 * there that no adapter owns is nobody's */
+	if (ip >> 24 == 127 || cm_addr_owner(ip))
+		return false;
+	s = emu_real_socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return false;
+	local = !bind(s, (struct sockaddr *)&sa, sizeof(sa));
+	emu_real_close(s);
+	return local;
+}
+
 bool cm_addr_vanished(uint32_t ip)
 {
 	struct sockaddr_in sa = {

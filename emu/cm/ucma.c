@@ -228,10 +228,14 @@ static int bind_id(struct cm_id *id, const struct sockaddr *sa)
 		return EAFNOSUPPORT;
 	if (!cm_addr_ipv4(sa, &ip, &udp_port, &any))
 		return sa->sa_family == AF_INET6 ? EADDRNOTAVAIL : EAFNOSUPPORT;
+	/* the kernel's: an address of an interface without an RDMA device
+	 * has no device (cma_acquire_dev), one of no interface is not
+	 * available (rdma_translate_ip) */
 	if (!cm_addr_wild(ip) && !cm_addr_owner(ip))
-		return EADDRNOTAVAIL;
+		return cm_addr_host_only(ip) ? ENODEV : EADDRNOTAVAIL;
+	/* every ephemeral port taken: cma_alloc_any_port's */
 	if (!udp_port && !(udp_port = pick_port(id, ip)))
-		return EADDRINUSE;
+		return EADDRNOTAVAIL;
 	if ((err = port_taken(id, ip, udp_port, false)))
 		return err;
 	id->src_ip = ip;

@@ -5,10 +5,10 @@
  * port's address, which librdmacm programs bind to (libfabric's verbs
  * provider finds its devices this way: each address it can
  * rdma_bind_addr() names one).  An Ethernet port's entry is its mlx4_en
- * interface (os/netif.h: name, flags); an InfiniBand port's is its IPoIB
- * interface, ib0 for the first InfiniBand port, ib1 for the second, up
- * and running.  The netmask is 255.255.0.0: the /16 in which an
- * InfiniBand port's LIDs name addresses (wire/identity.h).
+ * interface, an InfiniBand port's its IPoIB interface, ib0 for the first
+ * InfiniBand port, ib1 for the second (os/netif.h: name, flags).  The
+ * netmask is 255.255.0.0: the /16 in which an InfiniBand port's LIDs name
+ * addresses (wire/identity.h).
  * freeifaddrs() gives the C library back its own part.
  */
 #include <ifaddrs.h>
@@ -98,19 +98,12 @@ static struct sockaddr_in sin_of(uint32_t ip)
 	return s;
 }
 
-static void port_entry(struct port_ifaddr *e, unsigned port, unsigned ib_index)
+static void port_entry(struct port_ifaddr *e, unsigned port)
 {
 	uint32_t ip = emu_port_addr(port);
 
-	if (emu_cfg.link_layer[port - 1] == EMU_LL_ETH) {
-		strncpy(e->name, emu_netif_name(port), IF_NAMESIZE - 1);
-		e->ifa.ifa_flags = emu_netif_flags(port);
-	} else {
-		e->name[0] = 'i';
-		e->name[1] = 'b';
-		e->name[2] = (char)('0' + ib_index);
-		e->ifa.ifa_flags = IFF_UP | IFF_RUNNING | IFF_BROADCAST | IFF_MULTICAST;
-	}
+	strncpy(e->name, emu_netif_name(port), IF_NAMESIZE - 1);
+	e->ifa.ifa_flags = emu_netif_flags(port);
 	e->addr = sin_of(ip);
 	e->mask = sin_of(0xffff0000u);
 	e->bcast = sin_of(ip | 0xffffu);
@@ -125,7 +118,7 @@ EXPORT int getifaddrs(struct ifaddrs **out)
 	static __typeof__(&getifaddrs) next;
 	struct ifaddrs *libc_head = NULL, **tail;
 	struct port_ifaddrs *b;
-	unsigned ib = 0, n = 0;
+	unsigned n = 0;
 
 	if (!next)
 		*(void **)&next = emu_next_symbol("getifaddrs");
@@ -140,7 +133,7 @@ EXPORT int getifaddrs(struct ifaddrs **out)
 	}
 	b->libc_head = libc_head;
 	for (unsigned p = 1; p <= emu_cfg.ports && p <= 2; p++) {
-		port_entry(&b->port[n], p, emu_cfg.link_layer[p - 1] == EMU_LL_IB ? ib++ : 0);
+		port_entry(&b->port[n], p);
 		if (n)
 			b->port[n - 1].ifa.ifa_next = &b->port[n].ifa;
 		n++;

@@ -71,10 +71,9 @@ static void ethtool_settings(unsigned port, struct ethtool_cmd *c)
 
 static void ethtool_drvinfo(unsigned port, struct ethtool_drvinfo *d)
 {
-	(void)port;
 	memset(d, 0, sizeof(*d));
 	d->cmd = ETHTOOL_GDRVINFO;
-	snprintf(d->driver, sizeof(d->driver), "mlx4_en");
+	snprintf(d->driver, sizeof(d->driver), emu_netif_is_ipoib(port) ? "ib_ipoib" : "mlx4_en");
 	snprintf(d->version, sizeof(d->version), "4.0-0");
 	snprintf(d->fw_version, sizeof(d->fw_version), "2.42.5000");
 	snprintf(d->bus_info, sizeof(d->bus_info), "%s", emu_cfg.pci_addr);
@@ -95,6 +94,9 @@ static int ethtool(unsigned port, uint64_t data)
 
 	if (emu_copy_in(&u.cmd, data, sizeof(u.cmd)))
 		return EFAULT;
+	if (emu_netif_is_ipoib(port) &&
+	    (u.cmd == ETHTOOL_GPAUSEPARAM || u.cmd == ETHTOOL_SPAUSEPARAM))
+		return EOPNOTSUPP;	/* an InfiniBand link has no pause frames */
 	switch (u.cmd) {
 	case ETHTOOL_GSET:
 		ethtool_settings(port, &u.settings);
@@ -144,16 +146,22 @@ static int interface_request(unsigned port, unsigned long request, struct ifreq 
 		emu_netif_set_flags(port, (unsigned short)r->ifr_flags);
 		return 0;
 	case SIOCGIFMTU:
-		r->ifr_mtu = (int)emu_port_mtu(port);
+		r->ifr_mtu = (int)emu_netif_mtu(port);
 		return 0;
 	case SIOCSIFMTU:
 		*copy_back = false;
 		return r->ifr_mtu < 0 ? EINVAL : emu_netif_set_mtu(port, (uint32_t)r->ifr_mtu);
-	case SIOCGIFHWADDR:
+	case SIOCGIFHWADDR: {
+		uint8_t addr[EMU_NETIF_HWADDR_MAX];
+		unsigned len = emu_netif_hwaddr(port, addr);
+
+		/* the kernel copies what sa_data holds of a longer address */
 		memset(&r->ifr_hwaddr, 0, sizeof(r->ifr_hwaddr));
-		r->ifr_hwaddr.sa_family = ARPHRD_ETHER;
-		emu_port_mac(port, (uint8_t *)r->ifr_hwaddr.sa_data);
+		r->ifr_hwaddr.sa_family = emu_netif_type(port);
+		memcpy(r->ifr_hwaddr.sa_data, addr,
+		       len < sizeof(r->ifr_hwaddr.sa_data) ? len : sizeof(r->ifr_hwaddr.sa_data));
 		return 0;
+	}
 	case SIOCGIFINDEX:
 		r->ifr_ifindex = emu_netif_index(port);
 		return 0;
@@ -161,7 +169,7 @@ static int interface_request(unsigned port, unsigned long request, struct ifreq 
 		snprintf(r->ifr_name, sizeof(r->ifr_name), "%s", emu_netif_name(port));
 		return 0;
 	case SIOCGIFTXQLEN:
-		r->ifr_qlen = 1000;
+		r->ifr_qlen = (int)emu_netif_txqlen(port);
 		return 0;
 	default:
 		*copy_back = false;

@@ -91,39 +91,39 @@ static size_t end(struct nlbuf *b, struct nlmsghdr *n)
 
 size_t emu_rtnl_put_link(uint8_t *out, size_t cap, unsigned port, const struct emu_rtnl_hdr *h)
 {
-	static const uint8_t broadcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	struct nlbuf b = { .p = out, .cap = cap };
 	struct nlmsghdr *n = begin(&b, RTM_NEWLINK, h);
 	struct ifinfomsg *ifi = put(&b, sizeof(*ifi));
 	unsigned flags = emu_netif_flags(port);
 	bool running = (flags & IFF_RUNNING) != 0;
-	uint8_t mac[6];
+	uint8_t addr[EMU_NETIF_HWADDR_MAX], broadcast[EMU_NETIF_HWADDR_MAX];
+	unsigned len = emu_netif_hwaddr(port, addr);
 
 	if (ifi) {
 		ifi->ifi_family = AF_UNSPEC;
-		ifi->ifi_type = ARPHRD_ETHER;
+		ifi->ifi_type = emu_netif_type(port);
 		ifi->ifi_index = emu_netif_index(port);
 		/* the kernel reports the carrier as IFF_LOWER_UP here only */
 		ifi->ifi_flags = flags | (running ? IFF_LOWER_UP : 0);
 	}
-	emu_port_mac(port, mac);
+	emu_netif_broadcast(port, broadcast);
 	put_string(&b, IFLA_IFNAME, emu_netif_name(port));
-	put_u32(&b, IFLA_TXQLEN, 1000);
+	put_u32(&b, IFLA_TXQLEN, emu_netif_txqlen(port));
 	put_string(&b, IFLA_QDISC, "mq");
 	put_u32(&b, IFLA_PROMISCUITY, 0);
 	put_u32(&b, IFLA_GSO_MAX_SEGS, 65535);
 	put_u32(&b, IFLA_GSO_MAX_SIZE, 65536);
 	put_u8(&b, IFLA_OPERSTATE, running ? IF_OPER_UP : IF_OPER_DOWN);
 	put_u8(&b, IFLA_LINKMODE, 0);
-	put_u32(&b, IFLA_MTU, emu_port_mtu(port));
-	put_u32(&b, IFLA_MIN_MTU, EMU_PORT_MIN_MTU);
-	put_u32(&b, IFLA_MAX_MTU, EMU_PORT_MAX_MTU);
+	put_u32(&b, IFLA_MTU, emu_netif_mtu(port));
+	put_u32(&b, IFLA_MIN_MTU, emu_netif_min_mtu(port));
+	put_u32(&b, IFLA_MAX_MTU, emu_netif_max_mtu(port));
 	put_u32(&b, IFLA_GROUP, 0);
 	put_u32(&b, IFLA_NUM_TX_QUEUES, 1);
 	put_u32(&b, IFLA_NUM_RX_QUEUES, 1);
 	put_u8(&b, IFLA_CARRIER, running);
-	put_attr(&b, IFLA_ADDRESS, mac, sizeof(mac));
-	put_attr(&b, IFLA_BROADCAST, broadcast, sizeof(broadcast));
+	put_attr(&b, IFLA_ADDRESS, addr, len);
+	put_attr(&b, IFLA_BROADCAST, broadcast, len);
 	return end(&b, n);
 }
 

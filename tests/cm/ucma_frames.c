@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -47,6 +48,25 @@ static void expect(const char *what, long got, int err, long want, int want_err)
 		int e_ = errno; \
 		expect(what, n_, e_, want, want_err); \
 	} while (0)
+
+/* An IPv4 address of one of the host's own interfaces outside 127/8
+ * (dotted into out), or false when it has none. */
+static bool host_interface_address(char out[INET_ADDRSTRLEN])
+{
+	struct ifaddrs *all, *i;
+	bool found = false;
+
+	if (getifaddrs(&all))
+		return false;
+	for (i = all; i && !found; i = i->ifa_next) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)(const void *)i->ifa_addr;
+
+		if (in && in->sin_family == AF_INET && ntohl(in->sin_addr.s_addr) >> 24 != 127)
+			found = inet_ntop(AF_INET, &in->sin_addr, out, INET_ADDRSTRLEN) != NULL;
+	}
+	freeifaddrs(all);
+	return found;
+}
 
 static long cmd(int fd, uint32_t op, const void *body, uint16_t in, uint16_t out, size_t len)
 {
@@ -152,6 +172,19 @@ int main(int argc, char **argv)
 	sin_of(&b.addr, "127.254.254.254", 7000);
 	EXPECT("BIND_IP to an address the adapter does not own",
 	       cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0), -1, EADDRNOTAVAIL);
+	{
+		char host[INET_ADDRSTRLEN];
+
+		/* a netdev without an RDMA device: the kernel finds none */
+		if (host_interface_address(host)) {
+			sin_of(&b.addr, host, 7000);
+			printf("the host's interface address %s:\n", host);
+			EXPECT("BIND_IP to a host interface with no RDMA device",
+			       cmd(fd, RDMA_USER_CM_CMD_BIND_IP, &b, sizeof(b), 0, 0), -1, ENODEV);
+		} else {
+			printf("no host interface outside 127/8: the ENODEV case not run\n");
+		}
+	}
 	{
 		uint32_t a = create_id(fd), b2 = create_id(fd);
 
