@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only OR BSD-2-Clause
 /*
- * SRQ, receive WQ and RSS indirection table commands.  The SRQ and the
- * table are the adapter's (adapter/srq.c, adapter/ind_tbl.c).
+ * SRQ, receive WQ and RSS indirection table commands.  The SRQ, the WQ
+ * and the table are the adapter's (adapter/srq.c, wq.c, ind_tbl.c).
  */
 
 #include "cmd/cmd.h"
 #include "adapter/pd.h"
-#include "adapter/cq.h"
-#include "adapter/engine.h"
-#include "adapter/events.h"
 #include "adapter/ind_tbl.h"
 #include "adapter/objects.h"
-#include "adapter/xrc.h"
-#include "adapter/qpn.h"
 #include "adapter/srq.h"
-#include "base/sizes.h"
+#include "adapter/wq.h"
 
 int emu_cmd_srq_create(struct emu_cmd *c, struct emu_srq_attrs *a)
 {
@@ -108,132 +103,78 @@ int emu_cmd_destroy_srq(struct emu_cmd *c)
 
 /* ---- receive work queues (ibv_wq) ---- */
 
-static struct emu_qp *wq_get(struct emu_ctx *ctx, uint32_t h)
-{
-	struct emu_qp *wq = emu_qp_by_qpn(h);
-
-	return wq && wq->ctx == ctx && wq->is_wq ? wq : NULL;
-}
-
 int emu_cmd_create_wq(struct emu_cmd *c)
 {
 	const struct ib_uverbs_ex_create_wq *q = c->in;
 	struct ib_uverbs_ex_create_wq_resp r = { 0 };
 	struct mlx4_ib_create_wq drv;
-	struct emu_qp *wq = NULL;
-	uint32_t cnt, shift, sq_bytes = 64;
+	struct emu_wq_attrs a;
+	struct emu_qp *wq;
+	uint32_t max_wr;
 	int err;
 
 	emu_get_drv_in(c, &drv, sizeof(drv));
 	if (q->comp_mask || q->wq_type != IBV_WQT_RQ || q->create_flags ||
-	    !emu_pd_lookup(c->ctx, q->pd_handle) || !emu_cq_lookup(c->ctx, q->cq_handle) ||
-	    c->drv_in_len < offsetof(struct mlx4_ib_create_wq, log_range_size) ||
-	    !q->max_wr || q->max_wr > emu_cfg.max_qp_wr || !q->max_sge ||
-	    q->max_sge > emu_cfg.max_sge || (drv.buf_addr & 63) || (drv.db_addr & 3))
+	    c->drv_in_len < offsetof(struct mlx4_ib_create_wq, log_range_size))
 		return EINVAL;
-	cnt = emu_pow2_roundup(q->max_wr);
-	shift = emu_log2_roundup(q->max_sge * 16);
-	if (shift < 4)
-		shift = 4;
-	if (emu_probe_rw(drv.buf_addr, ((uint64_t)cnt << shift) + sq_bytes) ||
-	    emu_probe_rw(drv.db_addr, 4))
-		return EFAULT;
-	/* mlx4_ib create_qp_common (RWQ): no driver extensions */
-	if (drv.comp_mask || drv.reserved[0] || drv.reserved[1] || drv.reserved[2] ||
-	    drv.log_range_size > EMU_LOG_MAX_WQN_RANGE)
-		return EOPNOTSUPP;
-	wq = emu_qpn_alloc_wq(c->ctx, drv.log_range_size, &err);
-	if (!wq)
+	a = (struct emu_wq_attrs){
+		.user_handle = q->user_handle, .pdn = q->pd_handle, .cqn = q->cq_handle,
+		.max_wr = q->max_wr, .max_sge = q->max_sge,
+		.buf_addr = drv.buf_addr, .db_addr = drv.db_addr,
+		.log_range_size = drv.log_range_size,
+		.driver_extensions = drv.comp_mask || drv.reserved[0] || drv.reserved[1] ||
+				     drv.reserved[2],
+	};
+	err = emu_wq_create(c->ctx, &a, &wq, &max_wr);
+	if (err)
 		return err;
 	r.response_length = sizeof(r);
 	r.wq_handle = wq->qpn;
 	r.wqn = wq->qpn;
-	r.max_wr = cnt;
+	r.max_wr = max_wr;
 	r.max_sge = q->max_sge;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err) {
-		emu_qpn_release_wq(wq);
+		emu_wq_discard(wq);
 		return err;
 	}
-	wq->is_wq = true;
-	wq->type = EMU_QPT_RAW;
-	wq->ctx = c->ctx;
-	wq->user_handle = q->user_handle;
-	wq->pdn = q->pd_handle;
-	wq->rcq = emu_cq_lookup(c->ctx, q->cq_handle);
-	wq->scq = wq->rcq;
-	/* libmlx4 gives a WQ a dummy one-WQEBB send queue of 64 bytes */
-	wq->sq.shift = 6;
-	wq->sq.cnt = 1;
-	wq->rq.cnt = cnt;
-	wq->rq.shift = shift;
-	wq->rq.max_gs = (1u << shift) / 16;
-	if (shift > 6) {
-		wq->rq.off = 0;
-		wq->sq.off = cnt << shift;
-	} else {
-		wq->sq.off = 0;
-		wq->rq.off = sq_bytes;
-	}
-	wq->buf = (uint8_t *)(uintptr_t)drv.buf_addr;
-	wq->rq.db = (volatile uint32_t *)(uintptr_t)drv.db_addr;
-	wq->state = EMU_QPS_RESET;
-	wq->used = true;
-	emu_rebuild_active_qps();
-	EMU_TRACE("create_wq wqn 0x%x %u x %u bytes at +%u", wq->qpn, cnt,
-		  1u << shift, wq->rq.off);
+	emu_wq_activate(wq, c->ctx, &a);
 	return 0;
 }
 
 int emu_cmd_modify_wq(struct emu_cmd *c)
 {
 	const struct ib_uverbs_ex_modify_wq *q = c->in;
-	struct emu_qp *wq = wq_get(c->ctx, q->wq_handle);
-	uint32_t cur, next;
+	struct emu_qp *wq = emu_wq_lookup(c->ctx, q->wq_handle);
 
 	if (!wq || (q->attr_mask & ~(uint32_t)(IBV_WQ_ATTR_STATE |
 					       IBV_WQ_ATTR_CURR_STATE)))
 		return EINVAL;
-	cur = wq->state == EMU_QPS_RESET ? IBV_WQS_RESET :
-	      wq->state == EMU_QPS_ERR ? IBV_WQS_ERR : IBV_WQS_RDY;
-	if ((q->attr_mask & IBV_WQ_ATTR_CURR_STATE) && q->curr_wq_state != cur)
+	if ((q->attr_mask & IBV_WQ_ATTR_CURR_STATE) && q->curr_wq_state != emu_wq_state(wq))
 		return EINVAL;
 	if (!(q->attr_mask & IBV_WQ_ATTR_STATE))
 		return 0;
-	next = q->wq_state;
-	if (next > IBV_WQS_ERR || (next == IBV_WQS_RDY && cur == IBV_WQS_ERR))
-		return EINVAL;
-	if (next == IBV_WQS_RESET) {
-		wq->state = EMU_QPS_RESET;
-		wq->rq.ci = 0;
-		wq->rq.head_cache = 0;
-		*wq->rq.db = 0;
-	} else {
-		wq->state = next == IBV_WQS_RDY ? EMU_QPS_RTR : EMU_QPS_ERR;
-	}
-	return 0;
+	return emu_wq_modify(wq, q->wq_state);
 }
 
 int emu_cmd_destroy_wq(struct emu_cmd *c)
 {
 	const struct ib_uverbs_ex_destroy_wq *q = c->in;
 	struct ib_uverbs_ex_destroy_wq_resp r = { 0 };
-	struct emu_qp *wq = wq_get(c->ctx, q->wq_handle);
+	struct emu_qp *wq = emu_wq_lookup(c->ctx, q->wq_handle);
 	int err;
 
 	if (!wq || q->comp_mask)
 		return EINVAL;
-	if (emu_ind_tbl_has_wq(wq->qpn))
-		return EBUSY;
+	err = emu_wq_prepare_destroy(wq);
+	if (err)
+		return err;
 	r.response_length = sizeof(r);
-	emu_events_forget(wq->ctx, &wq->async_events);
 	r.events_reported = wq->async_events;
 	err = emu_put_resp(c, &r, sizeof(r));
 	if (err)
 		return err;
-	wq->used = false;
-	emu_qpn_release_wq(wq);
-	emu_rebuild_active_qps();
+	emu_wq_destroy(wq);
 	return 0;
 }
 
@@ -253,7 +194,7 @@ int emu_cmd_create_ind_tbl(struct emu_cmd *c)
 	if (c->in_raw_len < sizeof(*q) + n * sizeof(uint32_t))
 		return EINVAL;
 	for (uint32_t i = 0; i < n; i++)
-		if (!wq_get(c->ctx, handles[i]))
+		if (!emu_wq_lookup(c->ctx, handles[i]))
 			return EINVAL;
 	/* mlx4_ib_create_rwq_ind_table: the RSS context takes a base WQN
 	 * aligned to the table size and the numbers following it */
