@@ -92,11 +92,11 @@ static uint64_t get_be64(const uint8_t *p)
 
 /* ---- the sending side ---- */
 
-/* A quarter of the port's own buffer (the peer's is set as this one's
- * is): no update grants more. */
+/* Half the port's own buffer, the pool the peer shares (its buffer is
+ * set as this one's is): no update grants more. */
 static uint64_t share_cap(unsigned port)
 {
-	return emu_port_rcvbuf(port) / 4;
+	return emu_port_rcvbuf(port) / 2;
 }
 
 static uint64_t initial_share(unsigned port)
@@ -316,9 +316,10 @@ void emu_dgram_credits_count(const struct emu_rx *rx)
 	if (!s)
 		return;	/* it asks before it needs an update */
 	s->drained += emu_link_truesize(rx->len + EMU_ICRC_BYTES);
-	/* half its share used since the last update: the next one goes now,
-	 * so that it never waits while this port drains */
-	if (s->drained - s->granted_at >= s->share / 2)
+	/* a quarter of its share used since the last update: the next one
+	 * goes now, so that it has three quarters left while this port
+	 * drains */
+	if (s->drained - s->granted_at >= s->share / 4)
 		mark_due(s);
 }
 
@@ -370,6 +371,10 @@ static int send_updates(uint64_t now_ns)
 		s->due = false;
 		s->dnext = NULL;
 		s->share = emu_link_grant_datagram_bytes(s->port, s->addr, now_ns);
+		/* what the sender takes of it (its own cap, the same setting
+		 * as here), of which the next update is due at a quarter */
+		if (s->share > share_cap(s->port))
+			s->share = share_cap(s->port);
 		s->granted_at = s->drained;
 		send_credit(s->port, s->addr, KIND_UPDATE, s->session, s->drained, s->share);
 	}

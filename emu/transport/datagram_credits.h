@@ -13,7 +13,8 @@
  *    the datagram) and keeps `sent`, the total since the link began;
  *  - the receiver adds the same charge to `drained` for every such packet
  *    it reads from its socket, and sends a credit update (drained, share)
- *    whenever its sender has used half its share since the last one:
+ *    whenever its sender has used a quarter of its share since the last
+ *    one (at once, before it reads on):
  *    the sender may have `sent` up to drained + share; share is its part
  *    of the port's buffer (transport/link_grants.h);
  *  - a sender that finds no room sends a credit request carrying `sent`;
@@ -39,8 +40,8 @@
  * what it would send there, counted as lost on send, and its WQEs
  * complete, until the peer answers one of the requests still sent every
  * EMU_DGRAM_PROBE_NS.  An update never
- * makes the sender count more drained than it sent, nor a share beyond a
- * quarter of its own port's buffer: a forged one can stall a link for
+ * makes the sender count more drained than it sent, nor a share beyond
+ * half its own port's buffer (the pool): a forged one can stall a link for
  * one request's round trip, never make it overrun by more than that.
  *
  * Packets to QP1 (the CM's MADs, few and small) and multicast (flooded

@@ -170,7 +170,7 @@ static int roce_poll(struct emu_engine_source *src, uint64_t now_ns)
 	/* engine thread only; too large for its stack */
 	static struct emu_rx rx[EMU_LINK_RX_MAX];
 	unsigned port = EMU_SOURCE_OWNER(src, struct port_source, source)->port;
-	int n, work = 0;
+	int n, credits, work = 0;
 	bool more;
 
 	do {
@@ -182,8 +182,12 @@ static int roce_poll(struct emu_engine_source *src, uint64_t now_ns)
 		/* the ACKs returned credits: the QPs waiting send now, in
 		 * this pass's flush */
 		work += conn_link_serve(now_ns);
-		/* the datagrams read free their senders' credits */
-		work += emu_dgram_credits_poll(now_ns);
+		/* the datagrams read free their senders' credits: the updates
+		 * go at once, not after the rest of this pass's reading, so
+		 * that a sender never waits for what was freed */
+		credits = emu_dgram_credits_poll(now_ns);
+		if (credits)
+			work += credits + emu_link_flush();
 	} while (more && work < RX_WORK_MAX);
 	work += emu_link_flush();
 	return work;
