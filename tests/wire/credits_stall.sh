@@ -39,10 +39,19 @@ until ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; do
 	[ "$i" -lt 200 ] || fail "the server did not listen"
 	sleep 0.05
 done
-timeout 60 "$run" --debug --addr="$net.2" "$prog" -p "$port" -s 1024 -n "$n" 127.0.0.1 \
+# (stdbuf: the client says at once that it has its peer)
+timeout 60 "$run" --debug --addr="$net.2" -- stdbuf -oL "$prog" -p "$port" -s 1024 -n "$n" 127.0.0.1 \
 	>"$dir/client" 2>&1 &
 client=$!
-sleep 0.3
+# stop the receiver once the stream flows: the client has its peer's
+# address (the exchange is over) and sends
+i=0
+until grep -q "remote address" "$dir/client" 2>/dev/null; do
+	i=$((i + 1))
+	[ "$i" -lt 600 ] || fail "the client never reached its peer"
+	sleep 0.05
+done
+sleep 0.1
 kill -STOP "$server"
 sleep "$stop"
 kill -CONT "$server"
