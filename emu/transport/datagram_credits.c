@@ -78,16 +78,9 @@ static void send_credit(unsigned port, uint32_t addr, uint8_t kind, uint32_t ses
 
 	emu_bth_put(bth, &h);
 	emu_put_be32(payload + 4, session);
-	emu_put_be32(payload + 8, (uint32_t)(a >> 32));
-	emu_put_be32(payload + 12, (uint32_t)a);
-	emu_put_be32(payload + 16, (uint32_t)(b >> 32));
-	emu_put_be32(payload + 20, (uint32_t)b);
+	emu_put_be64(payload + 8, a);
+	emu_put_be64(payload + 16, b);
 	(void)emu_link_queue(port, addr, bth, sizeof(bth), &iov, 1);
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)emu_get_be32(p) << 32 | emu_get_be32(p + 4);
 }
 
 /* ---- the sending side ---- */
@@ -113,13 +106,20 @@ static void ask(struct dgram_link *l, uint64_t now_ns)
 	send_credit(l->port, l->addr, KIND_REQUEST, l->session, l->sent, 0);
 }
 
-static struct dgram_link *link_of(unsigned port, uint32_t addr)
+static struct dgram_link *link_find(unsigned port, uint32_t addr)
 {
-	struct dgram_link **b = &links[bucket(port, addr)], *l;
-
-	for (l = *b; l; l = l->next)
+	for (struct dgram_link *l = links[bucket(port, addr)]; l; l = l->next)
 		if (l->port == port && l->addr == addr)
 			return l;
+	return NULL;
+}
+
+static struct dgram_link *link_of(unsigned port, uint32_t addr)
+{
+	struct dgram_link **b = &links[bucket(port, addr)], *l = link_find(port, addr);
+
+	if (l)
+		return l;
 	if (nlinks >= EMU_DGRAM_TRACKED_MAX || !(l = calloc(1, sizeof(*l))))
 		return NULL;
 	l->port = port;
@@ -234,11 +234,8 @@ int emu_dgram_credits_take(unsigned port, uint32_t addr, uint64_t bytes, uint32_
 static void take_update(unsigned port, uint32_t addr, uint32_t session, uint64_t drained,
 			uint64_t share)
 {
-	struct dgram_link *l;
+	struct dgram_link *l = link_find(port, addr);
 
-	for (l = links[bucket(port, addr)]; l; l = l->next)
-		if (l->port == port && l->addr == addr)
-			break;
 	if (!l || session != l->session)
 		return;	/* for another process that was here */
 	if (drained > l->sent)
@@ -355,9 +352,9 @@ void emu_dgram_credits_receive(const struct emu_rx *rx)
 	}
 	session = emu_get_be32(p + 4);
 	if (p[0] == KIND_REQUEST)
-		take_request(rx->port, rx->src, session, get_be64(p + 8));
+		take_request(rx->port, rx->src, session, emu_get_be64(p + 8));
 	else if (p[0] == KIND_UPDATE)
-		take_update(rx->port, rx->src, session, get_be64(p + 8), get_be64(p + 16));
+		take_update(rx->port, rx->src, session, emu_get_be64(p + 8), emu_get_be64(p + 16));
 	else
 		emu_link_count_refused(rx->port);
 }
