@@ -28,16 +28,44 @@ static char sysfs_root[4096];
 static int put_file(const char *content, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The directory of the entry made last: the tree is written a directory
+ * at a time, so most entries need no mkdir at all. */
+static char last_parent[4608];
+
+/* Creates path's directory, and the missing ones above it down from the
+ * root, trying the nearest first: one mkdir for a new directory whose
+ * parent exists. */
+static int make_dir_of(char *path)
+{
+	char *slash = strrchr(path, '/');
+	int err;
+
+	if (!slash || slash <= path + strlen(sysfs_root))
+		return 0;
+	*slash = '\0';
+	err = mkdir(path, 0755) ? errno : 0;
+	if (err == ENOENT)
+		err = make_dir_of(path) ? errno : mkdir(path, 0755) ? errno : 0;
+	*slash = '/';
+	if (err && err != EEXIST) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
+
 /* Creates every missing directory of path below the root. */
 static int make_parents(char *path)
 {
-	for (char *p = path + strlen(sysfs_root) + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(path, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
+	size_t n = (size_t)(strrchr(path, '/') - path);
+
+	if (n < sizeof(last_parent) && !strncmp(path, last_parent, n) && !last_parent[n])
+		return 0;
+	if (make_dir_of(path))
+		return -1;
+	if (n < sizeof(last_parent)) {
+		memcpy(last_parent, path, n);
+		last_parent[n] = '\0';
 	}
 	return 0;
 }
@@ -163,6 +191,7 @@ void emu_sysfs_remove(void)
 		return;
 	emu_tmptree_remove();
 	sysfs_root[0] = '\0';
+	last_parent[0] = '\0';
 }
 
 int emu_sysfs_put(const char *rel, const char *content)

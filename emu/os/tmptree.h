@@ -4,7 +4,8 @@
  * be used against.  Trees live in a per-user base directory, owned by the
  * user and mode 0700, checked after opening it without following links:
  * $XDG_RUNTIME_DIR/mlx4emu when $XDG_RUNTIME_DIR is such a directory,
- * else $TMPDIR/mlx4emu-<uid> (TMPDIR defaults to /tmp).  When that name is
+ * else $TMPDIR/mlx4emu-<uid> (TMPDIR defaults to /dev/shm when that is
+ * a shared tmpfs, else to /tmp).  When that name is
  * taken by anything else (a link, another user's directory), a fresh
  * mkdtemp directory $TMPDIR/mlx4emu-<uid>.XXXXXX is used for this process
  * alone, locked (flock, close-on-exec) while it lives and removed at

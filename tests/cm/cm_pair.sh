@@ -23,7 +23,8 @@
 # CM_PAIR_CHECK, when
 # set, is a regular expression each side's output must match,
 # CM_PAIR_CLIENT_CHECK one the client's must; CM_PAIR_SERVER_OPTS and
-# CM_PAIR_CLIENT_OPTS add launcher options to one side.
+# CM_PAIR_CLIENT_OPTS add launcher options to one side.  rping's exit 255
+# from its teardown race (below) counts as its exit 0.
 set -u
 run="$1"; opts="$2"; shift 2
 timeout_s="${CM_PAIR_TIMEOUT:-60}"
@@ -106,6 +107,22 @@ if [ -n "$midway" ]; then
 	echo "FAIL: the client's second connection was refused (its server not listening for it yet), in each of $pair_run runs"
 	exit 1
 fi
+# rping (rdma-core 44 rping.c) never stops its CM thread: main destroys
+# the event channel once its pings are done, and a thread not back in
+# rdma_get_cm_event by then gets EBADF and exits 255, on a ConnectX-3 as
+# here.  That exit, with that line, is rping's teardown; the checks
+# below still judge the run.
+teardown_race() {
+	case "$2" in " 'rping' "*) ;; *) return 1 ;; esac
+	[ "$1" -eq 255 ] && grep -qx "rdma_get_cm_event: Bad file descriptor" "$dir/$3.out"
+}
+for s in server client; do
+	if [ $s = server ]; then st=$src cmd=$server_cmd; else st=$crc cmd=$client_cmd; fi
+	if teardown_race "$st" "$cmd" $s; then
+		echo "--- the $s's exit 255 is rping's teardown race (EBADF in its CM thread)"
+		if [ $s = server ]; then src=0; else crc=0; fi
+	fi
+done
 if [ "$src" -ne 0 ] || [ "$crc" -ne 0 ]; then
 	echo "FAIL: server exit $src, client exit $crc"
 	exit 1

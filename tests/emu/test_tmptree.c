@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "test_exit.h"
@@ -355,6 +356,38 @@ static void test_private_base_reclaimed(void **state)
 	close(live_fd);
 }
 
+/* Whether /dev/shm is a tmpfs shared as /tmp is: world-writable, sticky. */
+static bool shm_is_shared_tmpfs(void)
+{
+	struct statfs fs;
+	struct stat st;
+
+	return !statfs("/dev/shm", &fs) && fs.f_type == 0x01021994 /* TMPFS_MAGIC */ &&
+	       !stat("/dev/shm", &st) && S_ISDIR(st.st_mode) &&
+	       (st.st_mode & (S_ISVTX | S_IWOTH)) == (S_ISVTX | S_IWOTH);
+}
+
+/* With neither XDG_RUNTIME_DIR nor TMPDIR set, the tree is made in
+ * memory: /dev/shm/mlx4emu-<uid> when /dev/shm is a shared tmpfs, else
+ * /tmp/mlx4emu-<uid> (emu/README.md, Discovery). */
+static void test_default_base_in_memory(void **state)
+{
+	char cmd[1024], line[512] = "", want[64];
+	FILE *p;
+
+	(void)state;
+	pathf(want, sizeof(want), "%s/mlx4emu-%lu/mlx4emu.",
+	      shm_is_shared_tmpfs() ? "/dev/shm" : "/tmp", (unsigned long)geteuid());
+	pathf(cmd, sizeof(cmd), "env -u XDG_RUNTIME_DIR -u TMPDIR %s sh -c 'echo \"$SYSFS_PATH\"'",
+	      run);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(line, sizeof(line), p));
+	assert_int_equal(pclose(p), 0);
+	print_message("SYSFS_PATH %s", line);
+	assert_true(!strncmp(line, want, strlen(want)));
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +396,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_base_of_another_user, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_base_made_private, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_private_base_reclaimed, setup, teardown),
+		cmocka_unit_test(test_default_base_in_memory),
 	};
 
 	if (argc != 2) {

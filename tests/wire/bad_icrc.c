@@ -22,7 +22,7 @@
 #include "mlx4emu_ctl.h"
 #include "test_exit.h"
 #include "ud_forge.h"
-#include "verbs_env.h"
+#include "ud_target.h"
 
 #define RECV_WQES 4
 #define BYTES 64
@@ -66,47 +66,24 @@ static int sender(uint32_t dst, uint32_t dqpn)
 int main(void)
 {
 	static uint8_t buf[RECV_WQES][SLOT];
-	struct ibv_qp_cap cap = { .max_send_wr = 1, .max_recv_wr = RECV_WQES,
-				  .max_send_sge = 1, .max_recv_sge = 1 };
 	struct mlx4emu_counters before, after;
 	struct mlx4emu_ctl ctl;
-	struct vx_qp_attrs ud;
-	struct vx_env e;
+	struct ud_target t;
 	struct ibv_wc wc;
-	struct ibv_mr *mr;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	uint32_t addr;
-	pid_t child;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (mlx4emu_ctl_load(&ctl)) {
 		printf("SKIP: the emulator is not loaded\n");
 		return T_EXIT_SKIP;
 	}
-	if (vx_env_open(&e, NULL, 0, 1))
-		FAIL("no device");
-	if (vx_port_ipv4(e.ctx, 1, &addr))
-		FAIL("the port's address");
-	mr = ibv_reg_mr(e.pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
-	cq = mr ? ibv_create_cq(e.ctx, 16, NULL, NULL, 0) : NULL;
-	qp = cq ? vx_qp_create(e.pd, IBV_QPT_UD, cq, cq, NULL, &cap) : NULL;
-	vx_qp_attrs_default(&ud, 1);
-	if (!qp || vx_qp_to_rts(qp, &ud))
-		FAIL("UD QP in RTS");
-	if (vx_post_recv_slots(qp, buf, SLOT, RECV_WQES, mr->lkey))
-		FAIL("post receives");
+	if (ud_target_open(&t, buf, SLOT, RECV_WQES, VX_QKEY))
+		return T_EXIT_FAIL;
 	if (ctl.get_counters(&before))
 		FAIL("counters");
-	child = fork();
-	if (child < 0)
-		FAIL("fork");
-	if (!child)
-		_exit(sender(addr, qp->qp_num));
-	if (vx_child_exit_status(child))
+	if (ud_target_run_sender(&t, sender, false))
 		FAIL("the sender could not send");
 
-	if (!vx_cq_wait(cq, &wc, 30000))
+	if (!vx_cq_wait(t.cq, &wc, 30000))
 		FAIL("no completion within 30 s for the datagram with a good ICRC");
 	if (wc.wr_id != 0 || wc.status != IBV_WC_SUCCESS || wc.byte_len != SLOT ||
 	    wc.src_qp != SRC_QPN)
@@ -117,7 +94,7 @@ int main(void)
 		if (buf[0][GRH + i] != pattern(i, 2))
 			FAIL("byte %u of WQE 0: 0x%02x, the good datagram's is 0x%02x (the bad "
 			     "one's 0x%02x)", i, buf[0][GRH + i], pattern(i, 2), pattern(i, 1));
-	if (vx_cq_wait(cq, &wc, 200))
+	if (vx_cq_wait(t.cq, &wc, 200))
 		FAIL("a second completion (WQE %llu, %s): the datagram with the bad ICRC was "
 		     "delivered", (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
 	if (ctl.get_counters(&after))
@@ -135,7 +112,7 @@ int main(void)
 		FAIL("wire_packets_received grew by %llu, not 1",
 		     (unsigned long long)(after.wire_packets_received -
 					  before.wire_packets_received));
-	if (ibv_destroy_qp(qp) || ibv_destroy_cq(cq) || ibv_dereg_mr(mr) || vx_env_close(&e))
+	if (ud_target_close(&t))
 		FAIL("destroy");
 	printf("PASS: a packet with a bad ICRC is dropped, counted once, never delivered\n");
 	return T_EXIT_PASS;

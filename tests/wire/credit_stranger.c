@@ -19,11 +19,9 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <grp.h>
 #include <infiniband/verbs.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +31,8 @@
 #define MLX4EMU_CTL_WANT_LOADER
 #include "mlx4emu_ctl.h"
 #include "ud_forge.h"
-#include "verbs_env.h"
+#include "ud_target.h"
+#include "wire/roce.h"
 
 #define QKEY 0x11223344u
 #define FITS 64
@@ -42,24 +41,6 @@
 #define CLAIMED (1ull << 62)
 #define REQUEST 1
 #define UPDATE 2
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
-}
 
 /* The pool the port shares: half its receive buffer, which the kernel
  * sets to twice the 4 MiB asked, capped by net.core.rmem_max. */
@@ -97,10 +78,10 @@ static int one_update_back(int fd, unsigned ms)
 			continue;
 		}
 		printf("stranger: update back: session 0x%08x, read %llu, share %llu bytes\n",
-		       get_be32(c + 4), (unsigned long long)get_be64(c + 8),
-		       (unsigned long long)get_be64(c + 16));
-		if (get_be32(c + 4) == SESSION && get_be64(c + 8) == CLAIMED &&
-		    get_be64(c + 16) > 0 && get_be64(c + 16) <= pool_bytes())
+		       emu_get_be32(c + 4), (unsigned long long)emu_get_be64(c + 8),
+		       (unsigned long long)emu_get_be64(c + 16));
+		if (emu_get_be32(c + 4) == SESSION && emu_get_be64(c + 8) == CLAIMED &&
+		    emu_get_be64(c + 16) > 0 && emu_get_be64(c + 16) <= pool_bytes())
 			updates++;
 		/* after the first, only a short wait for any other */
 		ms = 500;
@@ -111,16 +92,13 @@ static int one_update_back(int fd, unsigned ms)
 
 /* The child: nobody, from a free 127.0.250.x:4791 (system calls and
  * stdio only: the parent has the device's threads). */
-static int stranger(uid_t uid, gid_t gid, uint32_t dst, uint32_t dqpn)
+static int stranger(uint32_t dst, uint32_t dqpn)
 {
 	static uint8_t payload[FITS], pkt[FITS + 64], credit[24];
 	struct ud_forge_pkt f = { .dst = dst, .dest_qpn = dqpn, .psn = 1, .qkey = QKEY,
 				  .src_qpn = 0x000bad, .payload = payload, .len = FITS };
 	int fd;
 
-	if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid) ||
-	    !getuid())
-		return 77;
 	fd = ud_forge_socket(FORGE_ROCE_PORT, &f.src);
 	if (fd < 0)
 		return 1;
@@ -131,8 +109,8 @@ static int stranger(uid_t uid, gid_t gid, uint32_t dst, uint32_t dqpn)
 	if (ud_forge_send(fd, dst, FORGE_ROCE_PORT, pkt, ud_forge_credit(pkt, f.src, dst, credit, 24)))
 		return 1;
 	credit[0] = REQUEST;
-	put_be32(credit + 4, SESSION);
-	put_be32(credit + 8, (uint32_t)(CLAIMED >> 32));
+	emu_put_be32(credit + 4, SESSION);
+	emu_put_be32(credit + 8, (uint32_t)(CLAIMED >> 32));
 	if (ud_forge_send(fd, dst, FORGE_ROCE_PORT, pkt, ud_forge_credit(pkt, f.src, dst, credit, 24)))
 		return 1;
 	if (!one_update_back(fd, 5000))
@@ -147,52 +125,19 @@ static int stranger(uid_t uid, gid_t gid, uint32_t dst, uint32_t dqpn)
 int main(void)
 {
 	static uint8_t buf[WQE_BYTES];
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = list && list[0] ? ibv_open_device(list[0]) : NULL;
-	struct ibv_qp_init_attr init = { .qp_type = IBV_QPT_UD,
-					 .cap = { .max_send_wr = 1, .max_recv_wr = 1,
-						  .max_send_sge = 1, .max_recv_sge = 1 } };
 	struct mlx4emu_counters before, after;
-	struct ibv_qp_init_attr got_init;
 	struct mlx4emu_ctl ctl;
-	struct vx_qp_attrs ud;
-	struct ibv_qp_attr a;
-	struct passwd *pw;
+	struct ud_target t;
 	struct ibv_wc wc;
-	struct ibv_pd *pd;
-	struct ibv_mr *mr;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	uint32_t addr;
 	int status;
-	pid_t child;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!ctx || vx_port_ipv4(ctx, 1, &addr) || mlx4emu_ctl_load(&ctl))
+	if (mlx4emu_ctl_load(&ctl))
 		FAIL("no software device");
-	pd = ibv_alloc_pd(ctx);
-	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
-	cq = mr ? ibv_create_cq(ctx, 4, NULL, NULL, 0) : NULL;
-	init.send_cq = init.recv_cq = cq;
-	qp = cq ? ibv_create_qp(pd, &init) : NULL;
-	vx_qp_attrs_default(&ud, 1);
-	ud.qkey = QKEY;
-	if (!qp || vx_qp_to_rts(qp, &ud))
-		FAIL("UD QP in RTS");
-	if (vx_post_recv_slots(qp, buf, WQE_BYTES, 1, mr->lkey))
-		FAIL("post a receive");
-	pw = getpwnam("nobody");
-	if (!pw || geteuid()) {
-		printf("SKIP: cannot become nobody (needs root)\n");
-		return 77;
-	}
+	if (ud_target_open(&t, buf, WQE_BYTES, 1, QKEY))
+		return 1;
 	ctl.get_counters(&before);
-	child = fork();
-	if (child < 0)
-		FAIL("fork");
-	if (!child)
-		_exit(stranger(pw->pw_uid, pw->pw_gid, addr, qp->qp_num));
-	status = vx_child_exit_status(child);
+	status = ud_target_run_sender(&t, stranger, true);
 	if (status == 77) {
 		printf("SKIP: cannot become nobody (needs root)\n");
 		return 77;
@@ -200,7 +145,7 @@ int main(void)
 	if (status)
 		FAIL("the stranger %s", status == 2 ? "did not get exactly the one update back" :
 						      "could not send");
-	if (!vx_cq_wait(cq, &wc, 30000))
+	if (!vx_cq_wait(t.cq, &wc, 30000))
 		FAIL("no completion for the datagram within 30 s");
 	if (wc.status != IBV_WC_SUCCESS || wc.byte_len != WQE_BYTES || wc.src_qp != 0x000bad)
 		FAIL("the datagram: status %s, %u bytes, source QPN 0x%x",
@@ -208,8 +153,8 @@ int main(void)
 	for (unsigned i = 0; i < FITS; i++)
 		if (buf[40 + i] != (uint8_t)(0xa5 ^ i))
 			FAIL("byte %u of the datagram differs", i);
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &got_init) || a.qp_state != IBV_QPS_RTS)
-		FAIL("the UD QP is in state %d, not RTS", a.qp_state);
+	if (!ud_target_in_rts(&t))
+		FAIL("the UD QP left RTS");
 	ctl.wait_idle(1000);
 	ctl.get_counters(&after);
 	printf("wire_packets_refused +%llu, wire_credit_packets_received +%llu, "
@@ -224,12 +169,8 @@ int main(void)
 	    after.wire_credit_packets_sent - before.wire_credit_packets_sent != 1 ||
 	    after.wire_packets_received - before.wire_packets_received != 1)
 		FAIL("counters: want 2 refused, 3 credit packets received, 1 sent, 1 datagram");
-	ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
-	ibv_dereg_mr(mr);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	ibv_free_device_list(list);
+	if (ud_target_close(&t))
+		FAIL("destroy");
 	printf("PASS: a stranger's credit packets are refused or answered to it alone\n");
 	return 0;
 }

@@ -11,11 +11,8 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
-#include <errno.h>
-#include <grp.h>
 #include <infiniband/verbs.h>
 #include <netinet/in.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +21,7 @@
 #include <unistd.h>
 
 #include "ud_forge.h"
-#include "verbs_env.h"
+#include "ud_target.h"
 
 #define QKEY 0x11223344u
 #define RECV_WQES 4
@@ -39,7 +36,7 @@ static uint8_t pattern(unsigned i)
 
 /* The child: nobody, from a free 127.0.250.x:4791, both datagrams
  * (system calls only: the parent has the device's threads). */
-static int stranger(uid_t uid, gid_t gid, uint32_t dst, uint32_t dqpn)
+static int stranger(uint32_t dst, uint32_t dqpn)
 {
 	static uint8_t payload[TOO_LONG], pkt[TOO_LONG + 64];
 	struct ud_forge_pkt f = { .dst = dst, .dest_qpn = dqpn, .psn = 1, .qkey = QKEY,
@@ -47,9 +44,6 @@ static int stranger(uid_t uid, gid_t gid, uint32_t dst, uint32_t dqpn)
 				  .src_qpn = 0x000bad, .payload = payload, .len = TOO_LONG };
 	int fd;
 
-	if (setgroups(0, NULL) || setresgid(gid, gid, gid) || setresuid(uid, uid, uid) ||
-	    !getuid())
-		return 77;
 	fd = ud_forge_socket(FORGE_ROCE_PORT, &f.src);
 	if (fd < 0)
 		return 1;
@@ -70,62 +64,26 @@ static int stranger(uid_t uid, gid_t gid, uint32_t dst, uint32_t dqpn)
 int main(void)
 {
 	static uint8_t buf[RECV_WQES][WQE_BYTES];
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = list && list[0] ? ibv_open_device(list[0]) : NULL;
-	struct ibv_qp_init_attr init = { .qp_type = IBV_QPT_UD,
-					 .cap = { .max_send_wr = 1, .max_recv_wr = RECV_WQES,
-						  .max_send_sge = 1, .max_recv_sge = 1 } };
-	struct ibv_qp_init_attr got_init;
-	struct vx_qp_attrs ud;
-	struct ibv_qp_attr a;
-	struct passwd *pw;
+	struct ud_target t;
 	struct ibv_wc wc;
-	struct ibv_pd *pd;
-	struct ibv_mr *mr;
-	struct ibv_cq *cq;
-	struct ibv_qp *qp;
-	uint32_t addr;
 	int status;
-	pid_t child;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!ctx || vx_port_ipv4(ctx, 1, &addr))
-		FAIL("no device");
-	pd = ibv_alloc_pd(ctx);
-	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
-	cq = mr ? ibv_create_cq(ctx, 16, NULL, NULL, 0) : NULL;
-	init.send_cq = init.recv_cq = cq;
-	qp = cq ? ibv_create_qp(pd, &init) : NULL;
-	vx_qp_attrs_default(&ud, 1);
-	ud.qkey = QKEY;
-	if (!qp || vx_qp_to_rts(qp, &ud))
-		FAIL("UD QP in RTS");
-	if (vx_post_recv_slots(qp, buf, WQE_BYTES, RECV_WQES, mr->lkey))
-		FAIL("post receives");
-	printf("UD QPN 0x%x at %s, %u receive WQEs of %u bytes\n", qp->qp_num,
-	       inet_ntoa((struct in_addr){ htonl(addr) }), RECV_WQES, WQE_BYTES);
-	fflush(stdout);
-	pw = getpwnam("nobody");
-	if (!pw || geteuid()) {
-		printf("SKIP: cannot become nobody (needs root)\n");
-		return 77;
-	}
-	child = fork();
-	if (child < 0)
-		FAIL("fork");
-	if (!child)
-		_exit(stranger(pw->pw_uid, pw->pw_gid, addr, qp->qp_num));
-	status = vx_child_exit_status(child);
-	if (status < 0)
-		FAIL("the stranger did not finish");
+	if (ud_target_open(&t, buf, WQE_BYTES, RECV_WQES, QKEY))
+		return 1;
+	printf("UD QPN 0x%x at %s, %u receive WQEs of %u bytes\n", t.qp->qp_num,
+	       inet_ntoa((struct in_addr){ htonl(t.addr) }), RECV_WQES, WQE_BYTES);
+	status = ud_target_run_sender(&t, stranger, true);
 	if (status == 77) {
 		printf("SKIP: cannot become nobody (needs root)\n");
 		return 77;
 	}
+	if (status < 0)
+		FAIL("the stranger did not finish");
 	if (status)
 		FAIL("the stranger could not send");
 
-	if (!vx_cq_wait(cq, &wc, 30000))
+	if (!vx_cq_wait(t.cq, &wc, 30000))
 		FAIL("no completion for the %u-byte datagram within 30 s", TOO_LONG);
 	if (wc.wr_id != 0 || wc.status != IBV_WC_LOC_LEN_ERR)
 		FAIL("the %u-byte datagram: WQE %llu, status %s (want WQE 0, local length "
@@ -133,7 +91,7 @@ int main(void)
 		     ibv_wc_status_str(wc.status));
 	printf("the %u-byte datagram: WQE 0 completed with %s\n", TOO_LONG,
 	       ibv_wc_status_str(wc.status));
-	if (!vx_cq_wait(cq, &wc, 30000))
+	if (!vx_cq_wait(t.cq, &wc, 30000))
 		FAIL("no completion for the %u-byte datagram within 30 s", FITS);
 	if (wc.wr_id != 1 || wc.status != IBV_WC_SUCCESS || wc.byte_len != 40 + FITS ||
 	    wc.src_qp != 0x000bad)
@@ -145,16 +103,12 @@ int main(void)
 		if (buf[1][40 + i] != pattern(i))
 			FAIL("byte %u of the datagram that fits: 0x%02x, want 0x%02x", i,
 			     buf[1][40 + i], pattern(i));
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &got_init) || a.qp_state != IBV_QPS_RTS)
-		FAIL("the UD QP is in state %d, not RTS", a.qp_state);
+	if (!ud_target_in_rts(&t))
+		FAIL("the UD QP left RTS");
 	printf("the %u-byte datagram: WQE 1, %u bytes, equal; the QP is in RTS\n", FITS,
 	       wc.byte_len);
-	ibv_destroy_qp(qp);
-	ibv_destroy_cq(cq);
-	ibv_dereg_mr(mr);
-	ibv_dealloc_pd(pd);
-	ibv_close_device(ctx);
-	ibv_free_device_list(list);
+	if (ud_target_close(&t))
+		FAIL("destroy");
 	printf("PASS: a stranger's oversize UD datagram costs one WQE, not the QP\n");
 	return 0;
 }
