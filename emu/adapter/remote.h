@@ -50,12 +50,12 @@ enum emu_ud_fate {
 enum emu_ud_fate emu_ud_deliver(struct emu_qp *d, const struct emu_ud_msg *m);
 
 /*
- * An RC or UC send WQE whose QP's path leads to another adapter, as the
+ * An RC, UC or XRC send WQE whose QP's path leads to another adapter, as the
  * adapter decoded it (every value in host order unless noted).  The
  * transport copies what it keeps: the memory behind `payload` and `segs`
- * may change once rc_post returns.
+ * may change once conn_post returns.
  */
-struct emu_rc_msg {
+struct emu_conn_msg {
 	uint8_t opcode;		/* EMU_OP_SEND ... EMU_OP_ATOMIC_FA */
 	uint16_t wqe_index;	/* WQEBB counter of the WQE's first WQEBB */
 	bool signaled;		/* a CQE is asked for */
@@ -103,14 +103,14 @@ struct emu_remote_ops {
 	 * schedules the QP once it has room), or a CQE syndrome for a
 	 * message that cannot be sent.
 	 */
-	int (*rc_post)(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m);
+	int (*conn_post)(struct emu_qp *qp, uint32_t addr, const struct emu_conn_msg *m);
 	/*
 	 * A WQE of the QP completed locally (syndrome 0 or an error): when
 	 * earlier WQEs of the QP still wait for their ACK, the transport
 	 * queues this completion behind them and returns true.
 	 */
-	bool (*rc_queue_local)(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
-			       uint32_t byte_cnt, bool signaled, uint8_t syndrome);
+	bool (*conn_queue_local)(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
+				 uint32_t byte_cnt, bool signaled, uint8_t syndrome);
 	/* The QP is in ERR (or SQE): completes every WQE the transport still
 	 * holds, in order (WR_FLUSH_ERR).  Returns the CQEs written. */
 	int (*sq_flush)(struct emu_qp *qp);

@@ -370,7 +370,7 @@ static uint64_t segs_len(const uint8_t *segs, uint32_t nsegs)
 
 /* Decodes the WQE into a message for the transport; false when a strict
  * check or the gather refused it (op->syndrome set). */
-static bool remote_msg(struct send_op *op, struct emu_rc_msg *m, struct emu_gather *g)
+static bool remote_msg(struct send_op *op, struct emu_conn_msg *m, struct emu_gather *g)
 {
 	switch (op->opcode) {
 	case EMU_OP_RDMA_READ:
@@ -447,7 +447,7 @@ static uint32_t fixed_segs_bytes(uint8_t opcode)
 static void exec_remote(struct send_op *op, uint32_t addr)
 {
 	struct emu_qp *qp = op->qp;
-	struct emu_rc_msg m = {
+	struct emu_conn_msg m = {
 		.opcode = op->opcode,
 		.wqe_index = op->index,
 		.signaled = (op->srcrb & EMU_CTRL_CQ_UPDATE) == EMU_CTRL_CQ_UPDATE,
@@ -471,7 +471,7 @@ static void exec_remote(struct send_op *op, uint32_t addr)
 	if (!remote_msg(op, &m, &g))
 		return;
 	op->byte_cnt = m.len;
-	rc = emu_remote->rc_post(qp, addr, &m);
+	rc = emu_remote->conn_post(qp, addr, &m);
 	if (rc == EAGAIN)
 		op->blocked = true;
 	else if (rc)

@@ -107,8 +107,8 @@ static void complete(struct send_op *op)
 	if (op->deferred)
 		return;
 	if (qp->conn && emu_remote &&
-	    emu_remote->rc_queue_local(qp, op->index, op->opcode, (uint32_t)op->byte_cnt,
-				       signaled, op->syndrome)) {
+	    emu_remote->conn_queue_local(qp, op->index, op->opcode, (uint32_t)op->byte_cnt,
+					 signaled, op->syndrome)) {
 		if (op->syndrome)
 			emu_qp_set_error(qp);
 		return;

@@ -99,6 +99,8 @@ struct cm_id {
 	uint8_t mad[256];
 	unsigned retries_left;
 	uint64_t due_ns;		/* 0: no timer */
+	/* a connection DISCONNECTED: when its time wait ends, 0 when none */
+	uint64_t timewait_end_ns;
 	uint32_t events_reported;
 };
 

@@ -88,6 +88,22 @@ static void stop_timer(struct cm_id *id)
 	id->due_ns = 0;
 }
 
+/*
+ * A connection ends DISCONNECTED, and its time wait begins: the kernel's
+ * CM holds the QPN out of reuse for the path's packet lifetime plus one
+ * (4.096 us x 2^17, 0.54 s; ib_cm cm_enter_timewait) and then tells the
+ * rdma_cm id, which hands the program RDMA_CM_EVENT_TIMEWAIT_EXIT unless
+ * it destroyed the id first (the timer goes with it).
+ */
+static void disconnected(struct cm_id *id)
+{
+	stop_timer(id);
+	id->state = CM_DISCONNECTED;
+	cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0, NULL);
+	if (id->qp_type != IBV_QPT_UD)
+		id->timewait_end_ns = emu_now_ns() + exp_ns(CM_PACKET_LIFETIME + 1);
+}
+
 static uint64_t service_id(const struct cm_id *id, uint16_t port)
 {
 	return (uint64_t)id->ps << 16 | port;
@@ -556,9 +572,7 @@ static void on_dreq(unsigned port, uint32_t src, const uint8_t *mad)
 	if (!id || (id->state != CM_ESTABLISHED && id->state != CM_DREQ_SENT &&
 		    id->state != CM_REP_SENT && id->state != CM_REP_RCVD))
 		return;
-	stop_timer(id);
-	id->state = CM_DISCONNECTED;
-	cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0, NULL);
+	disconnected(id);
 }
 
 static void on_drep(uint32_t src, const uint8_t *mad)
@@ -567,9 +581,7 @@ static void on_drep(uint32_t src, const uint8_t *mad)
 
 	if (!id || id->state != CM_DREQ_SENT)
 		return;
-	stop_timer(id);
-	id->state = CM_DISCONNECTED;
-	cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0, NULL);
+	disconnected(id);
 }
 
 static void on_sidr_req(unsigned port, uint32_t src, const uint8_t *mad)
@@ -702,11 +714,23 @@ void cm_proto_abandon(struct cm_id *id)
 	stop_timer(id);
 }
 
-/* A message unanswered for its response timeout: again, or give up. */
+/* A time wait over: TIMEWAIT_EXIT. */
+static void end_timewait(struct cm_id *id, uint64_t now)
+{
+	if (!id->timewait_end_ns || id->timewait_end_ns > now)
+		return;
+	id->timewait_end_ns = 0;
+	if (id->state == CM_DISCONNECTED)
+		cm_event_queue(id, id, RDMA_CM_EVENT_TIMEWAIT_EXIT, 0, NULL);
+}
+
+/* A message unanswered for its response timeout: again, or give up; a
+ * time wait over. */
 static void expire(struct cm_id *id, void *arg)
 {
 	uint64_t now = *(uint64_t *)arg;
 
+	end_timewait(id, now);
 	if (!id->due_ns || id->due_ns > now)
 		return;
 	if (id->retries_left) {
@@ -718,8 +742,7 @@ static void expire(struct cm_id *id, void *arg)
 	}
 	id->due_ns = 0;
 	if (id->state == CM_DREQ_SENT) {
-		id->state = CM_DISCONNECTED;
-		cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0, NULL);
+		disconnected(id);
 	} else if (id->state == CM_REQ_SENT || id->state == CM_REP_SENT) {
 		if (id->qp_type != IBV_QPT_UD)
 			cm_send_rej(id, CM_REJ_TIMEOUT, NULL, 0);
@@ -734,6 +757,8 @@ static void earliest(struct cm_id *id, void *arg)
 
 	if (id->due_ns && id->due_ns < *t)
 		*t = id->due_ns;
+	if (id->timewait_end_ns && id->timewait_end_ns < *t)
+		*t = id->timewait_end_ns;
 }
 
 /*
@@ -766,9 +791,7 @@ static void peer_gone(struct cm_id *id, void *arg)
 	if (!watched(id) || id->qp_type == IBV_QPT_UD || id->peer != gone)
 		return;
 	EMU_TRACE("cm: id %u: the adapter at 0x%08x is gone", id->handle, gone);
-	stop_timer(id);
-	id->state = CM_DISCONNECTED;
-	cm_event_queue(id, id, RDMA_CM_EVENT_DISCONNECTED, 0, NULL);
+	disconnected(id);
 }
 
 static void check_peer(struct cm_id *id, void *arg)

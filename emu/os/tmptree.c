@@ -111,8 +111,8 @@ static const char *shm_dir(void)
  * chosen once per process.  A tree of some 600 entries is made and removed
  * by every process that loads the library: on a disk file system that
  * journals and discards each block (an ext4 /tmp mounted with discard,
- * as on many virtual machines) that took 0.14 s of system time per
- * process, in memory 0.017 s; sysfs itself is in memory.
+ * as on many virtual machines) that takes twice the system time it takes
+ * in memory (emu/README.md, Discovery); sysfs itself is in memory.
  */
 static const char *tmp_dir(void)
 {

@@ -407,7 +407,7 @@ static uint64_t uc_charge(const struct req_wqe *w, uint32_t mtu)
 	return bytes;
 }
 
-static int uc_post(struct emu_conn *c, const struct emu_rc_msg *m)
+static int uc_post(struct emu_conn *c, const struct emu_conn_msg *m)
 {
 	struct requester *r = &c->req;
 	struct req_wqe w = {
@@ -457,7 +457,7 @@ static int uc_post(struct emu_conn *c, const struct emu_rc_msg *m)
 	return 0;
 }
 
-int req_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m)
+int req_post(struct emu_qp *qp, uint32_t addr, const struct emu_conn_msg *m)
 {
 	struct emu_conn *c = req_conn(qp);
 	struct requester *r;

@@ -9,8 +9,8 @@
 
 struct emu_conn;
 
-/* The remote ops' rc_post and rc_queue_local (adapter/remote.h). */
-int req_post(struct emu_qp *qp, uint32_t addr, const struct emu_rc_msg *m);
+/* The remote ops' conn_post and conn_queue_local (adapter/remote.h). */
+int req_post(struct emu_qp *qp, uint32_t addr, const struct emu_conn_msg *m);
 bool req_queue_local(struct emu_qp *qp, uint16_t wqe_index, uint8_t opcode,
 		     uint32_t byte_cnt, bool signaled, uint8_t syndrome);
 /* Frees what the requester holds (the conn ends). */
