@@ -18,8 +18,9 @@ def main():
         slots = json.load(f)["local"][0]["cpu"][0]["slots"]
     listing = subprocess.run([ctest, "--test-dir", build, "--show-only=json-v1"],
                              check=True, capture_output=True, text=True).stdout
+    tests = json.loads(listing)["tests"]
     bad = []
-    for test in json.loads(listing)["tests"]:
+    for test in tests:
         props = {p["name"]: p["value"] for p in test.get("properties", [])}
         groups = props.get("RESOURCE_GROUPS", [])
         shares = [r["slots"] for g in groups for r in g["requirements"] if r[".type"] == "cpu"]
@@ -27,7 +28,7 @@ def main():
             bad.append(f"{test['name']}: cpu shares {shares} (the spec has {slots} slots)")
     for line in bad:
         print(line)
-    print(f"{'FAIL' if bad else 'PASS'}: {len(json.loads(listing)['tests'])} tests, "
+    print(f"{'FAIL' if bad else 'PASS'}: {len(tests)} tests, "
           f"{len(bad)} without one share of at most {slots}")
     return 1 if bad else 0
 

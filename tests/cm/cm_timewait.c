@@ -16,6 +16,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,11 +27,16 @@
 #define TIMEWAIT_MAX_MS 5000
 #define QUIET_MS 1000
 
-static void fail(const char *fmt, const char *arg)
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void fail(const char *fmt, ...)
 {
+	va_list ap;
+
+	va_start(ap, fmt);
 	printf("FAIL: ");
-	printf(fmt, arg);
+	vprintf(fmt, ap);
 	printf("\n");
+	va_end(ap);
 	exit(1);
 }
 
@@ -91,9 +97,9 @@ static void wait_out(struct rdma_event_channel *ch, double disconnected_ms)
 	waited = now_ms() - disconnected_ms;
 	printf("time wait %.0f ms\n", waited);
 	if (waited < TIMEWAIT_MIN_MS)
-		fail("TIMEWAIT_EXIT %s", "before the time wait was over");
+		fail("TIMEWAIT_EXIT before the time wait was over");
 	if (next_event(ch, QUIET_MS, NULL) != -1)
-		fail("an event after TIMEWAIT_EXIT%s", "");
+		fail("an event after TIMEWAIT_EXIT");
 }
 
 static struct sockaddr_in addr_of(const char *host, const char *port)
@@ -138,8 +144,7 @@ static void connect_to(struct rdma_event_channel *ch, struct rdma_cm_id *id, str
 	make_qp(id);
 	if (rdma_connect(id, &p))
 		fail("rdma_connect: %s", strerror(errno));
-	if (next_event(ch, TIMEWAIT_MAX_MS * 2, NULL) != RDMA_CM_EVENT_ESTABLISHED)
-		fail("not connected%s", "");
+	expect(ch, RDMA_CM_EVENT_ESTABLISHED);
 	if (rdma_disconnect(id))
 		fail("rdma_disconnect: %s", strerror(errno));
 	expect(ch, RDMA_CM_EVENT_DISCONNECTED);

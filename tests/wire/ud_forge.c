@@ -12,14 +12,6 @@
 #include "wire/identity.h"
 #include "wire/roce.h"
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 int ud_forge_socket(uint16_t udp_port, uint32_t *src)
 {
 	for (uint32_t x = 1; x < 255; x++) {
@@ -60,8 +52,8 @@ static void bth(uint8_t *pkt, uint8_t opcode, uint32_t dest_qpn, uint32_t psn)
 	pkt[0] = opcode;
 	pkt[1] = 0x40;			/* MigReq, pad 0, version 0 */
 	pkt[2] = pkt[3] = 0xff;		/* P_Key 0xffff */
-	put32(pkt + 4, dest_qpn & 0xffffff);
-	put32(pkt + 8, psn & 0xffffff);
+	emu_put_be32(pkt + 4, dest_qpn & 0xffffff);
+	emu_put_be32(pkt + 8, psn & 0xffffff);
 }
 
 size_t ud_forge_send_only(uint8_t *pkt, const struct ud_forge_pkt *f)
@@ -69,8 +61,8 @@ size_t ud_forge_send_only(uint8_t *pkt, const struct ud_forge_pkt *f)
 	size_t n = EMU_BTH_BYTES + EMU_DETH_BYTES;
 
 	bth(pkt, EMU_TR_UD | EMU_BOP_SEND_ONLY, f->dest_qpn, f->psn);
-	put32(pkt + 12, f->qkey);
-	put32(pkt + 16, f->src_qpn & 0xffffff);
+	emu_put_be32(pkt + 12, f->qkey);
+	emu_put_be32(pkt + 16, f->src_qpn & 0xffffff);
 	if (f->len)
 		memcpy(pkt + n, f->payload, f->len);
 	return seal(pkt, n + f->len, f->src, f->dst);
